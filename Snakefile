@@ -1,0 +1,29 @@
+# Reproduce "Human-like Summarization Evaluation with ChatGPT" (Gao et al. 2023).
+#
+#   snakemake --cores 8                      # everything
+#   snakemake --cores 2 --config mirror=../shared/data   # from a local mirror
+#
+# The logic lives in the importable package `sumjudge`; rules only wire files.
+
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config.yaml"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/data.smk"
+include: "workflow/rules/metrics.smk"
+include: "workflow/rules/judge.smk"
+include: "workflow/rules/tables.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        DATA_OUTPUTS,
+        METRIC_OUTPUTS,
+        JUDGE_OUTPUTS,
+        TABLE_OUTPUTS,

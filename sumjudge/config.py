@@ -1,0 +1,54 @@
+"""Config validation with one clear message per problem.
+
+Snakemake's own ``validate`` reports the raw jsonschema error; users get one line
+instead: the dotted key, what is wrong, and the allowed values.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+
+class ConfigError(ValueError):
+    """The configuration does not match workflow/schemas/config.schema.yaml."""
+
+
+def _dotted(path) -> str:
+    return ".".join(str(p) for p in path) or "(top level)"
+
+
+def _describe(err: jsonschema.ValidationError) -> str:
+    key = _dotted(err.absolute_path)
+    schema = err.schema if isinstance(err.schema, dict) else {}
+    if err.validator == "additionalProperties":
+        allowed = sorted(schema.get("properties", {}))
+        extra = sorted(set(err.instance) - set(allowed)) if isinstance(err.instance, dict) else []
+        prefix = f"{key}." if err.absolute_path else ""
+        names = ", ".join(f"'{prefix}{e}'" for e in extra)
+        return f"config key {names} is not allowed here; allowed keys: {', '.join(allowed)}"
+    if err.validator == "enum":
+        return (f"config key '{key}': {err.instance!r} is not allowed; "
+                f"allowed values: {', '.join(map(repr, err.validator_value))}")
+    if err.validator == "propertyNames":
+        return (f"config key '{key}': {err.instance!r} is not an allowed name; "
+                f"allowed: {', '.join(map(repr, err.validator_value.get('enum', [])))}")
+    if err.validator == "required":
+        return f"config key '{key}': {err.message}"
+    return f"config key '{key}': {err.message}"
+
+
+def validate(config: dict[str, Any], schema_path: str | Path) -> None:
+    """Raise :class:`ConfigError` with one line per problem (most relevant first)."""
+    schema = yaml.safe_load(Path(schema_path).read_text())
+    validator = jsonschema.Draft202012Validator(schema)
+    errors = sorted(validator.iter_errors(config), key=jsonschema.exceptions.relevance)
+    if errors:
+        # an enum inside propertyNames reports the name itself: describe the key instead
+        lines = []
+        for err in errors:
+            best = jsonschema.exceptions.best_match([err])
+            lines.append(_describe(best))
+        raise ConfigError("invalid configuration:\n  " + "\n  ".join(dict.fromkeys(lines)))

@@ -1,0 +1,65 @@
+"""Atomic Parquet/JSON writing with provenance metadata.
+
+Every table the pipeline writes carries a JSON blob under the Parquet schema
+metadata key ``sumjudge`` (what made it: code version, model, prompt hash, ...).
+Files are written to a temporary name and renamed, so a crash never leaves a
+half-written output that Snakemake would take for a finished one.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from . import __version__
+
+META_KEY = b"sumjudge"
+
+
+def _tmp_beside(path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+    os.close(fd)
+    return Path(name)
+
+
+def write_parquet(df: pd.DataFrame, path: str | os.PathLike, meta: dict[str, Any] | None = None) -> None:
+    """Write ``df`` to ``path`` atomically, with ``meta`` stored in the schema metadata."""
+    path = Path(path)
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    info = {"code_version": __version__, **(meta or {})}
+    merged = dict(table.schema.metadata or {})
+    merged[META_KEY] = json.dumps(info, sort_keys=True, default=str).encode()
+    table = table.replace_schema_metadata(merged)
+    tmp = _tmp_beside(path)
+    try:
+        pq.write_table(table, tmp)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def read_meta(path: str | os.PathLike) -> dict[str, Any]:
+    """Return the provenance metadata written by :func:`write_parquet`."""
+    raw = (pq.read_schema(path).metadata or {}).get(META_KEY)
+    return json.loads(raw) if raw else {}
+
+
+def write_text(text: str, path: str | os.PathLike) -> None:
+    path = Path(path)
+    tmp = _tmp_beside(path)
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def write_json(obj: Any, path: str | os.PathLike) -> None:
+    write_text(json.dumps(obj, indent=2, sort_keys=True, default=str) + "\n", path)

@@ -1,0 +1,1 @@
+"""Tables 1-9 in the long form of the paper's published.csv, plus LaTeX."""
