@@ -1,0 +1,55 @@
+"""Config validation: one clear line naming the key and the allowed values."""
+import copy
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from sumjudge.config import ConfigError, validate
+
+REPO = Path(__file__).resolve().parents[1]
+SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
+
+
+@pytest.fixture
+def config():
+    return yaml.safe_load((REPO / "config.yaml").read_text())
+
+
+def test_default_config_is_valid(config):
+    validate(config, SCHEMA)
+
+
+def test_unknown_key(config):
+    config["rouge"]["stemmer"] = True
+    with pytest.raises(ConfigError, match=r"'rouge.stemmer' is not allowed here; allowed keys: "
+                                          r"datasets, implementation, stemming"):
+        validate(config, SCHEMA)
+
+
+def test_bad_value_lists_allowed_values(config):
+    config["stats"]["undefined"] = "nan"
+    with pytest.raises(ConfigError, match=r"config key 'stats.undefined': 'nan' is not allowed; "
+                                          r"allowed values: 'zero', 'skip'"):
+        validate(config, SCHEMA)
+
+
+def test_bad_dataset_name(config):
+    bad = copy.deepcopy(config)
+    bad["datasets"] = ["summeval", "cnndm"]
+    with pytest.raises(ConfigError, match=r"'datasets.1': 'cnndm' is not allowed"):
+        validate(bad, SCHEMA)
+
+
+def test_snakemake_stops_before_running_anything(tmp_path):
+    out = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", "--snakefile", str(REPO / "Snakefile"),
+         "--directory", str(tmp_path), "--configfile", str(REPO / "config.yaml"),
+         "--config", "stats={correlation: pearson, undefined: zero}"],
+        capture_output=True, text=True, timeout=120)
+    assert out.returncode != 0
+    assert "config key 'stats.correlation': 'pearson' is not allowed; allowed values: " \
+           "'spearman', 'kendall'" in out.stdout + out.stderr
+    assert not (tmp_path / "results").exists()
