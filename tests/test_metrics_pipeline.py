@@ -1,0 +1,106 @@
+"""The metric rules through Snakemake on a slice of the data: with every metric pointed
+at small local models each rule writes its Parquet; with the default models and no hub,
+each rule stops within seconds with the clear message and leaves no output behind."""
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from _metric_models import local_metrics_config, tiny_models
+from sumjudge.io import read_meta
+
+REPO = Path(__file__).resolve().parents[1]
+SLICE = {"summeval": {"docs": 1}, "tldr": {"units": 4}, "realsumm": {"docs": 1}, "qags_xsum": {"units": 4},
+         "newsroom": {"docs": 1}, "qags_cnn": {"docs": 1}}
+LOCAL = {"bertscore": ["summeval", "tldr"], "moverscore": ["summeval", "tldr"], "bartscore": ["summeval", "tldr"],
+         "factcc": ["realsumm", "qags_xsum"], "dae": ["realsumm", "qags_xsum"]}
+COLUMNS = {
+    ("bertscore", "summeval"): ["bertscore"],
+    ("bertscore", "tldr"): ["bertscore_0", "bertscore_1", "bertscore_choice"],
+    ("moverscore", "summeval"): ["moverscore"],
+    ("moverscore", "tldr"): ["moverscore_0", "moverscore_1", "moverscore_choice"],
+    ("bartscore", "summeval"): [f"bartscore_{c}{d}" for c in ("", "cnn_") for d in ("s_h", "r_h", "h_r")],
+    ("bartscore", "tldr"): [f"bartscore_{c}{d}_{k}" for c in ("", "cnn_") for d in ("s_h", "r_h", "h_r")
+                            for k in ("0", "1", "choice")],
+    ("factcc", "realsumm"): ["scu_prob", "scu_pred"], ("factcc", "qags_xsum"): ["prob", "pred"],
+    ("dae", "realsumm"): ["scu_prob", "scu_pred", "parser"], ("dae", "qags_xsum"): ["prob", "pred", "parser"],
+}
+
+
+def snakemake(workdir: Path, mirror: Path, configfile: Path, *args: str, env=None) -> subprocess.CompletedProcess:
+    # one thread per metric job, so that two jobs share the two cores
+    one_thread = [f"{rule}=1" for rule in ("metric_bertscore", "metric_moverscore", "metric_bartscore_checkpoint",
+                                           "metric_factcc", "metric_dae")]
+    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
+           "--configfile", str(REPO / "config.yaml"), str(configfile), "--config", f"mirror={mirror}",
+           "--cores", "2", "--set-threads", *one_thread, *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=env)
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory, mirror):
+    work = tmp_path_factory.mktemp("metrics-pipeline")
+    config = {"datasets": ["summeval", "tldr", "realsumm", "qags_xsum"], "subset": SLICE,
+              "metrics": local_metrics_config(tiny_models(), LOCAL)}
+    (work / "local.yaml").write_text(yaml.safe_dump(config))
+    targets = [f"results/metrics/{m}/{d}.parquet" for m, ds in LOCAL.items() for d in ds]
+    out = snakemake(work, mirror, work / "local.yaml", "--", *targets)
+    assert out.returncode == 0, out.stderr[-4000:]
+    return work
+
+
+def test_every_metric_parquet_is_written_with_its_model(workdir):
+    models = tiny_models()
+    for (metric, dataset), columns in COLUMNS.items():
+        path = workdir / f"results/metrics/{metric}/{dataset}.parquet"
+        df = pd.read_parquet(path)
+        data = pd.read_parquet(workdir / f"results/data/{dataset}.parquet")
+        assert df["unit_id"].tolist() == data["unit_id"].tolist(), path
+        assert set(columns) <= set(df.columns), (path, list(df.columns))
+        meta = read_meta(path)
+        assert meta["dataset"] == dataset
+        if metric == "bartscore":
+            assert {meta["checkpoints"][k]["model"] for k in ("bart", "bart_cnn")} == \
+                {str(models["bart"]), str(models["bart_cnn"])}
+            assert (df["model_bart"] == str(models["bart"])).all()
+        else:
+            assert meta["metric"] == metric and meta["libraries"]["transformers"]
+            assert df["model"].nunique() == 1 and df["model"].iloc[0].startswith(meta["model"])
+            if metric == "dae":  # the parse is not the original's: the label says which parser
+                assert df["model"].iloc[0] == f'{meta["model"]} (parser: {meta["parser"]})'
+            else:
+                assert df["model"].iloc[0] == meta["model"]
+        assert (workdir / f"logs/metrics/{metric}/{dataset}.log").read_text().strip()
+    assert not list((workdir / "results/metrics").rglob("*.part"))
+
+
+def test_default_models_stop_each_rule_within_seconds(workdir, mirror):
+    """Default config, HF_HUB_OFFLINE=1: every rule fails with the message, nothing written."""
+    (workdir / "default.yaml").write_text(yaml.safe_dump({"subset": SLICE}))
+    targets = [f"results/metrics/{m}/newsroom.parquet" for m in ("bertscore", "moverscore", "bartscore")] + \
+              [f"results/metrics/{m}/qags_cnn.parquet" for m in ("factcc", "dae")]
+    env = {"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1", "HF_HOME": str(workdir / "hf-home")}
+    start = time.time()
+    out = snakemake(workdir, mirror, workdir / "default.yaml", "--keep-going", "--rerun-triggers", "mtime",
+                    "--", *targets, env=env)
+    assert out.returncode != 0
+    assert time.time() - start < 240
+    defaults = yaml.safe_load((REPO / "config.yaml").read_text())["metrics"]
+    expected = {
+        "bertscore/newsroom": ("metrics.bertscore.model", defaults["bertscore"]["model"]),
+        "moverscore/newsroom": ("metrics.moverscore.model", defaults["moverscore"]["model"]),
+        "bartscore/bart/newsroom": ("metrics.bartscore.models.bart", defaults["bartscore"]["models"]["bart"]),
+        "bartscore/bart_cnn/newsroom": ("metrics.bartscore.models.bart_cnn",
+                                        defaults["bartscore"]["models"]["bart_cnn"]),
+        "factcc/qags_cnn": ("metrics.factcc.model", defaults["factcc"]["model"]),
+        "dae/qags_cnn": ("metrics.dae.model", defaults["dae"]["model"]),
+    }
+    for name, (key, model) in expected.items():
+        log = (workdir / f"logs/metrics/{name}.log").read_text()
+        assert f"{model!r} (config key {key})" in log and f"point {key} at it" in log, log
+        assert not (workdir / f"results/metrics/{name}.parquet").exists()
+    assert not list((workdir / "results/metrics").rglob("*.part"))
