@@ -1,0 +1,55 @@
+"""Rule `judge`: results/data/{dataset}.parquet + prompt -> results/judge/{judge}/{dataset}/{variant}.*"""
+import logging
+import sys
+from pathlib import Path
+
+sys.path.insert(0, snakemake.scriptdir)
+import _log  # noqa: E402
+
+import pandas as pd  # noqa: E402
+
+from sumjudge.io import write_json, write_parquet  # noqa: E402
+from sumjudge.judge.client import FatalJudgeError  # noqa: E402
+from sumjudge.judge.embedded import EmbeddedError  # noqa: E402
+from sumjudge.judge.prompts import TemplateError, load_template  # noqa: E402
+from sumjudge.judge.run import judge_dataset, retryable_errors  # noqa: E402
+
+log = _log.setup(snakemake)
+for noisy in ("httpx", "httpx2", "openai"):  # one line per request otherwise
+    logging.getLogger(noisy).setLevel(logging.WARNING)
+
+wc = snakemake.wildcards
+p = snakemake.params
+spec = dict(p.spec)
+server_log = str(Path(snakemake.log[0]).with_suffix(".server.log"))
+try:
+    template = load_template(snakemake.input.prompt)
+    df = pd.read_parquet(snakemake.input.data)
+    table, usage = judge_dataset(df, wc.dataset, wc.variant, template, spec, cache_dir=p.cache_dir,
+                                 model_dir=p.model_dir, order=p.order, server_log=server_log,
+                                 progress=p.progress)
+except (FatalJudgeError, EmbeddedError, TemplateError) as err:
+    log.error("%s", err)
+    sys.exit(1)
+
+failed = retryable_errors(table)
+if len(failed) and not p.allow_api_errors:
+    log.error("%s/%s/%s: %d of %d requests still failed after %s retries (%s). The %d replies received "
+              "are cached: run again to retry only the failed ones, or set judge.allow_api_errors: true "
+              "to keep them as status api_error.", wc.judge, wc.dataset, wc.variant, len(failed), len(table),
+              spec["max_retries"], ", ".join(f"{k}: {v}" for k, v in failed["error_kind"].value_counts().items()),
+              int((table["status"] != "api_error").sum()))
+    sys.exit(1)
+
+write_parquet(table, snakemake.output.table, {
+    "stage": "judge", "judge": wc.judge, "dataset": wc.dataset, "variant": wc.variant,
+    "model": spec["model"], "spec": spec,  # holds env var names, never a key
+    "prompt_file": Path(template.path).name,
+    "prompt_sha256": template.sha256, "order": p.order,
+    "status": usage["status"], "requests_sent": usage["requests_sent"], "cache_hits": usage["cache_hits"]})
+write_json(usage, snakemake.output.usage)
+log.info("%s/%s/%s: %d rows (%s); %d requests sent, %d cache hits, %d+%d tokens, $%.4f",
+         wc.judge, wc.dataset, wc.variant, len(table),
+         ", ".join(f"{k} {v}" for k, v in usage["status"].items()),
+         usage["requests_sent"], usage["cache_hits"], usage["input_tokens"], usage["output_tokens"],
+         usage["cost_usd"])

@@ -1,0 +1,365 @@
+"""The one request layer every judge goes through (the ``openai`` SDK).
+
+- bounded concurrency (``max_concurrency`` requests in flight) and optional
+  requests/tokens-per-minute pacing;
+- exponential backoff with jitter that honours ``retry-after`` (and
+  ``retry-after-ms``) on 429, on 5xx, timeouts, dropped connections and malformed
+  bodies;
+- errors that retrying cannot fix are classified and not retried: per unit
+  (``context_length``, ``bad_request``) the unit ends ``api_error``; for the whole
+  judge (``auth``, ``permission``, ``quota``, ``unknown_model``) the run stops with
+  :class:`FatalJudgeError`, whose message names the judge and the config key;
+- the first request that is not cached is sent alone, so a wrong key or a retired
+  model costs one request, not ``max_concurrency``;
+- every reply is written to the cache the moment it arrives.
+
+The SDK's own retries are switched off (``max_retries=0``) so that every attempt is
+counted and classified here.
+"""
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import logging
+import random
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import openai
+
+from .cache import ResponseCache, make_entry
+from .spec import cost_usd
+
+log = logging.getLogger(__name__)
+
+TRANSIENT = {"rate_limit", "server_error", "timeout", "connection", "malformed_response"}
+PER_UNIT = {"context_length", "bad_request", "content_filter"}
+FATAL = {"auth", "permission", "quota", "unknown_model", "server_died"}
+
+
+class FatalJudgeError(RuntimeError):
+    """An error no retry can fix and that every request would hit: stop the judge."""
+
+    def __init__(self, kind: str, message: str):
+        super().__init__(message)
+        self.kind = kind
+
+
+@dataclass
+class Request:
+    key: str
+    identity: dict[str, Any]        # what the key was made from (stored in the cache entry)
+    messages: list[dict[str, str]]
+    params: dict[str, Any]          # model, temperature, max_tokens, ... extra_body
+    est_tokens: int = 0             # prompt estimate + max_tokens, for tokens_per_minute
+
+
+@dataclass
+class Result:
+    key: str
+    entry: dict[str, Any] | None = None
+    cached: bool = False
+    error_kind: str | None = None
+    error: str | None = None
+    attempts: int = 0
+
+
+@dataclass
+class Stats:
+    total: int = 0
+    cache_hits: int = 0
+    requests_sent: int = 0          # HTTP requests, retries included
+    done: int = 0                   # fresh replies received
+    failed: int = 0                 # units that ended api_error
+    retries: int = 0
+    input_tokens: int = 0           # of fresh replies
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    errors: dict[str, int] = field(default_factory=dict)
+
+
+_SECRET_LIKE = re.compile(r"\b(sk-[A-Za-z0-9*_\-]{4,})")
+
+
+def scrub(text: str, secret: str | None) -> str:
+    """Remove the API key (and anything that looks like one) from a message."""
+    text = str(text)
+    if secret:
+        text = text.replace(secret, "***")
+    return _SECRET_LIKE.sub("sk-***", text)
+
+
+def _retry_after(err: Exception) -> float | None:
+    response = getattr(err, "response", None)
+    headers = getattr(response, "headers", None)
+    if not headers:
+        return None
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return max(0.0, float(ms) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+            return max(0.0, when.timestamp() - time.time())
+        except (TypeError, ValueError):
+            return None
+
+
+def _error_text(err: Exception) -> str:
+    body = getattr(err, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict):
+            return " ".join(str(inner.get(k) or "") for k in ("code", "type", "message")).strip() or str(err)
+        return str(inner)
+    return str(err)
+
+
+_CONTEXT = re.compile(r"context[_ ]length|maximum context|context window|too many tokens|"
+                      r"exceed(?:s|ed)? (?:the )?(?:context|maximum)|prompt is too long", re.IGNORECASE)
+_MODEL = re.compile(r"model[_ ]not[_ ]found|does not exist|no such model|unknown model|model .* not (?:found|served)|"
+                    r"not a valid model", re.IGNORECASE)
+
+
+def classify(err: Exception) -> tuple[str, float | None]:
+    """(kind, retry-after seconds or None) for an exception of the openai SDK."""
+    text = _error_text(err)
+    if isinstance(err, openai.APITimeoutError):
+        return "timeout", None
+    if isinstance(err, openai.APIConnectionError):
+        return "connection", None
+    if isinstance(err, openai.APIResponseValidationError):
+        return "malformed_response", None
+    if isinstance(err, openai.APIStatusError):
+        status = err.status_code
+        if status == 429:
+            if re.search(r"insufficient_quota|exceeded your current quota|billing", text, re.IGNORECASE):
+                return "quota", None
+            return "rate_limit", _retry_after(err)
+        if status == 401:
+            return "auth", None
+        if status == 403:
+            return "permission", None
+        if status == 404 or (status in (400, 422) and _MODEL.search(text)):
+            return "unknown_model", None
+        if status in (400, 413, 422):
+            if _CONTEXT.search(text):
+                return "context_length", None
+            if re.search(r"content[_ ]filter|content management policy", text, re.IGNORECASE):
+                return "content_filter", None
+            return "bad_request", None
+        if status in (408, 409) or status >= 500:
+            return ("timeout" if status == 408 else "server_error"), _retry_after(err)
+        return "bad_request", None
+    if isinstance(err, (ValueError, TypeError, KeyError, AttributeError)):
+        # the SDK could not make sense of the body (invalid JSON, missing fields)
+        return "malformed_response", None
+    return "connection", None
+
+
+def _completion_dict(completion: Any) -> dict[str, Any]:
+    """The completion as a dict, or ValueError if the body is not a chat completion."""
+    if hasattr(completion, "model_dump"):
+        data = completion.model_dump()
+    elif isinstance(completion, dict):
+        data = completion
+    else:
+        raise ValueError(f"not a chat completion: {str(completion)[:200]!r}")
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise ValueError("chat completion without choices")
+    message = choices[0].get("message")
+    if not isinstance(message, dict):
+        raise ValueError("chat completion without a message")
+    content = message.get("content")
+    if content is None and message.get("refusal"):
+        message["content"] = message["refusal"]  # the model refused: that is a reply
+    elif not isinstance(content, str):
+        raise ValueError("chat completion message without text content")
+    return data
+
+
+class Pacer:
+    """Requests start no faster than ``rpm`` per minute, prompt+completion tokens no
+    faster than ``tpm``; after a 429 every request waits out the retry-after."""
+
+    def __init__(self, rpm: float | None = None, tpm: float | None = None):
+        self.interval = 60.0 / rpm if rpm else 0.0
+        self.tpm = float(tpm) if tpm else None
+        self.budget = self.tpm or 0.0
+        self.next_start = 0.0
+        self.refilled = time.monotonic()
+        self.pause_until = 0.0
+        self._lock = asyncio.Lock()
+
+    def pause(self, seconds: float) -> None:
+        self.pause_until = max(self.pause_until, time.monotonic() + seconds)
+
+    async def acquire(self, tokens: int = 0) -> None:
+        async with self._lock:  # FIFO: requests keep their order (article order)
+            while True:
+                now = time.monotonic()
+                wait = max(self.pause_until - now, self.next_start - now, 0.0)
+                if self.tpm:
+                    self.budget = min(self.tpm, self.budget + (now - self.refilled) * self.tpm / 60)
+                    self.refilled = now
+                    need = min(float(tokens), self.tpm)
+                    if self.budget < need:
+                        wait = max(wait, (need - self.budget) / (self.tpm / 60))
+                if wait <= 0:
+                    break
+                await asyncio.sleep(wait)
+            self.next_start = max(now, self.next_start) + self.interval
+            if self.tpm:
+                self.budget -= min(float(tokens), self.tpm)
+
+
+class RequestLayer:
+    """Send :class:`Request` s for one judge; return one :class:`Result` per request."""
+
+    def __init__(self, spec: dict[str, Any], base_url: str, api_key: str, cache: ResponseCache,
+                 on_result: Callable[[Result, Stats], None] | None = None,
+                 sleep: Callable[[float], Any] = asyncio.sleep,
+                 health: Callable[[], str | None] | None = None):
+        self.spec = spec
+        self.base_url = base_url
+        self._api_key = api_key
+        self.cache = cache
+        self.on_result = on_result
+        self.stats = Stats()
+        self._sleep = sleep
+        self._health = health  # a local server: says why it died, so we stop instead of retrying
+        self.pacer = Pacer(spec.get("requests_per_minute"), spec.get("tokens_per_minute"))
+
+    # -- public
+
+    def run(self, requests: list[Request]) -> list[Result]:
+        return asyncio.run(self.run_async(requests))
+
+    async def run_async(self, requests: list[Request]) -> list[Result]:
+        self.stats.total = len(requests)
+        results: dict[str, Result] = {}
+        todo: list[Request] = []
+        duplicates: list[Request] = []
+        queued: set[str] = set()
+        for req in requests:
+            entry = self.cache.get(req.key)
+            if entry is not None:
+                results[req.key] = Result(req.key, entry, cached=True)
+                self.stats.cache_hits += 1
+                self._notify(results[req.key])
+            elif req.key in queued:  # identical requests (same key) are sent once
+                duplicates.append(req)
+            else:
+                queued.add(req.key)
+                todo.append(req)
+        if todo:
+            client = openai.AsyncOpenAI(base_url=self.base_url, api_key=self._api_key, max_retries=0,
+                                        timeout=float(self.spec["timeout_s"]))
+            try:
+                # the first request alone: a bad key or a retired model costs one request
+                results[todo[0].key] = await self._one(client, todo[0], asyncio.Semaphore(1))
+                sem = asyncio.Semaphore(int(self.spec["max_concurrency"]))
+                tasks = [asyncio.ensure_future(self._one(client, r, sem)) for r in todo[1:]]
+                try:
+                    for r, result in zip(todo[1:], await asyncio.gather(*tasks)):
+                        results[r.key] = result
+                except BaseException:
+                    for t in tasks:  # a fatal error stops the requests still in flight
+                        t.cancel()
+                    await asyncio.gather(*tasks, return_exceptions=True)
+                    raise
+            finally:
+                await client.close()
+        for req in duplicates:
+            self._notify(results[req.key])
+        return [results[r.key] for r in requests]
+
+    # -- one request with retries
+
+    async def _one(self, client: openai.AsyncOpenAI, req: Request, sem: asyncio.Semaphore) -> Result:
+        spec = self.spec
+        max_retries = int(spec["max_retries"])
+        kind = message = None
+        attempt = 0
+        for attempt in range(max_retries + 1):
+            async with sem:
+                await self.pacer.acquire(req.est_tokens)
+                # a concurrent identical request may have filled the cache meanwhile
+                entry = self.cache.get(req.key)
+                if entry is not None:
+                    result = Result(req.key, entry, cached=True, attempts=attempt)
+                    self.stats.cache_hits += 1
+                    self._notify(result)
+                    return result
+                self.stats.requests_sent += 1
+                t0 = time.monotonic()
+                try:
+                    params = dict(req.params)
+                    extra_body = params.pop("extra_body", None)
+                    completion = await client.chat.completions.create(
+                        messages=req.messages, extra_body=extra_body, **params)
+                    data = _completion_dict(completion)
+                except Exception as err:  # noqa: BLE001 - every error is classified below
+                    kind, retry_after = classify(err)
+                    message = scrub(f"{type(err).__name__}: {_error_text(err)}", self._api_key)[:500]
+                else:
+                    entry = make_entry(req.key, req.identity, data, time.monotonic() - t0)
+                    self.cache.put(req.key, entry)
+                    usage = entry["usage"]
+                    self.stats.done += 1
+                    self.stats.input_tokens += usage.get("prompt_tokens") or 0
+                    self.stats.output_tokens += usage.get("completion_tokens") or 0
+                    self.stats.cost_usd += cost_usd(spec, usage.get("prompt_tokens"), usage.get("completion_tokens"))
+                    result = Result(req.key, entry, attempts=attempt + 1)
+                    self._notify(result)
+                    return result
+            self.stats.errors[kind] = self.stats.errors.get(kind, 0) + 1
+            if kind in FATAL:
+                raise FatalJudgeError(kind, self._fatal_message(kind, message))
+            if kind in ("connection", "timeout", "server_error") and self._health and (dead := self._health()):
+                raise FatalJudgeError("server_died", f"judge '{spec['name']}': {dead}")
+            if kind in PER_UNIT or attempt == max_retries:
+                break
+            self.stats.retries += 1
+            backoff = min(float(spec["backoff_max_s"]), float(spec["backoff_base_s"]) * 2 ** attempt)
+            delay = backoff * random.uniform(0.5, 1.0)
+            if retry_after is not None:
+                delay = min(retry_after, 10 * float(spec["backoff_max_s"]))
+            if kind == "rate_limit":
+                self.pacer.pause(delay)
+            log.info("%s (attempt %d/%d), retrying in %.1fs: %s", kind, attempt + 1, max_retries + 1, delay, message)
+            await self._sleep(delay)
+        result = Result(req.key, None, error_kind=kind, error=message, attempts=attempt + 1)
+        self.stats.failed += 1
+        self._notify(result)
+        return result
+
+    def _fatal_message(self, kind: str, message: str | None) -> str:
+        name, spec = self.spec["name"], self.spec
+        if kind == "unknown_model":
+            return (f"judge '{name}': the server at {self.base_url} does not serve model '{spec['model']}' "
+                    f"(config key judges.{name}.model). Retired models such as gpt-3.5-turbo-0301 are no "
+                    f"longer served: set judges.{name}.model to a model the server lists (or check "
+                    f"judges.{name}.base_url). Server said: {message}")
+        if kind == "auth":
+            where = f"environment variable {spec['api_key_env']}" if spec.get("api_key_env") else "the key"
+            return (f"judge '{name}': the server at {self.base_url} rejected the API key from {where} "
+                    f"(config key judges.{name}.api_key_env). Server said: {message}")
+        if kind == "quota":
+            return f"judge '{name}': the account behind judges.{name}.api_key_env has no quota left. Server said: {message}"
+        return f"judge '{name}': {kind} error from {self.base_url}: {message}"
+
+    def _notify(self, result: Result) -> None:
+        if self.on_result:
+            self.on_result(result, self.stats)

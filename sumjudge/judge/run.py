@@ -1,0 +1,254 @@
+"""Judge one dataset with one prompt variant: prompts -> cached/fresh replies -> labels.
+
+:func:`judge_dataset` is what the Snakemake rule ``judge`` calls; it is usable on
+its own (tests, notebooks, the benchmark).
+"""
+from __future__ import annotations
+
+import contextlib
+import logging
+import math
+import os
+import random
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pandas as pd
+
+from .cache import ResponseCache, request_key
+from .client import FatalJudgeError, PER_UNIT, Request, RequestLayer, Result, Stats
+from .embedded import DUMMY_KEY, assemble, llama_server
+from .parse import parse_reply, weighted_likert
+from .prompts import Template, check_template, load_template, prompt_hash, unit_fields
+from .protocols import GROUP_COLUMN, LIKERT_DIMENSIONS, label_columns, protocol
+from .spec import cost_usd, request_params, server_identity
+
+log = logging.getLogger(__name__)
+
+ORDERS = ("article", "shuffled", "dataset")
+
+
+def unit_order(df: pd.DataFrame, dataset: str, order: str = "article", seed: int = 0) -> list[int]:
+    """Row positions in the order requests are sent.
+
+    ``article``: units that share an article (or post) one after the other, groups in
+    order of first appearance, so a local server reuses the article's cached prefix;
+    ``shuffled``: a seeded random order (the benchmark's contrast); ``dataset``: as is.
+    """
+    if order == "dataset":
+        return list(range(len(df)))
+    if order == "shuffled":
+        idx = list(range(len(df)))
+        random.Random(seed).shuffle(idx)
+        return idx
+    if order != "article":
+        raise ValueError(f"order {order!r}: allowed values: {', '.join(ORDERS)}")
+    col = GROUP_COLUMN[dataset]
+    if col not in df:
+        return list(range(len(df)))
+    keys = df[col].astype(str).tolist()
+    first = {k: i for i, k in reversed(list(enumerate(keys)))}
+    return sorted(range(len(df)), key=lambda i: (first[keys[i]], i))
+
+
+def estimate_tokens(text: str) -> int:
+    """~4 characters per token (English, GPT-style BPE); for pacing and cost estimates."""
+    return max(1, math.ceil(len(text) / 4))
+
+
+@dataclass
+class Planned:
+    row: int
+    sample: int
+    request: Request
+    prompt_hash: str
+
+
+def plan_requests(df: pd.DataFrame, dataset: str, template: Template, spec: dict[str, Any],
+                  order: str = "article") -> list[Planned]:
+    """One request per unit and sample, in sending order."""
+    check_template(template, dataset)
+    server = server_identity(spec)
+    planned = []
+    records = df.to_dict("records")
+    for row in unit_order(df, dataset, order):
+        messages = template.render(unit_fields(dataset, records[row]))
+        phash = prompt_hash(messages)
+        est = sum(estimate_tokens(m["content"]) for m in messages) + int(spec["max_tokens"])
+        for sample in range(int(spec["samples"])):
+            params = request_params(spec, sample)
+            identity = {"server": server, "messages": messages, "params": params, "sample": sample}
+            planned.append(Planned(row, sample, Request(request_key(identity), identity, messages, params, est), phash))
+    return planned
+
+
+class Progress:
+    """A progress bar per judge rule: done, cached, failed, tokens and cost so far
+    (tqdm on stderr), and a log line every ``every_s`` seconds."""
+
+    def __init__(self, total: int, label: str, spec: dict[str, Any], enabled: bool = True, every_s: float = 30):
+        self.label, self.spec, self.every_s = label, spec, every_s
+        self.last = time.monotonic()
+        self.bar = None
+        if enabled:
+            from tqdm import tqdm
+            self.bar = tqdm(total=total, desc=label, unit="req", file=sys.stderr, dynamic_ncols=True,
+                            mininterval=0.5 if sys.stderr.isatty() else 10)
+
+    def line(self, s: Stats) -> str:
+        return (f"done {s.done}, cached {s.cache_hits}, failed {s.failed}, sent {s.requests_sent}, "
+                f"tokens {s.input_tokens}+{s.output_tokens}, cost ${s.cost_usd:.4f}")
+
+    def __call__(self, result: Result, stats: Stats) -> None:
+        if self.bar is not None:
+            self.bar.update(1)
+            self.bar.set_postfix_str(self.line(stats), refresh=False)
+        if time.monotonic() - self.last > self.every_s:
+            self.last = time.monotonic()
+            log.info("%s: %s", self.label, self.line(stats))
+
+    def close(self, stats: Stats) -> None:
+        if self.bar is not None:
+            self.bar.set_postfix_str(self.line(stats))
+            self.bar.close()
+        log.info("%s: %s", self.label, self.line(stats))
+
+
+@contextlib.contextmanager
+def endpoint(spec: dict[str, Any], model_dir: str | None = None, server_log: str | None = None
+             ) -> Iterator[tuple[str, str, Callable[[], str | None] | None]]:
+    """(base_url, api_key, health) of a judge; for an embedded judge the server runs
+    meanwhile and ``health()`` says why it died, if it did."""
+    if spec["embedded"]:
+        gguf = assemble(spec["embedded"], model_dir)
+        with llama_server(gguf, spec["model"], spec["server"], server_log) as server:
+            yield server.url, DUMMY_KEY, server.failure
+        return
+    env = spec.get("api_key_env")
+    if env:
+        key = os.environ.get(env)
+        if not key:
+            raise FatalJudgeError("auth", f"judge '{spec['name']}': environment variable {env} is not set "
+                                          f"(config key judges.{spec['name']}.api_key_env)")
+    else:
+        key = DUMMY_KEY  # a server without authentication
+    yield str(spec["base_url"]).rstrip("/"), key, None
+
+
+def judge_dataset(df: pd.DataFrame, dataset: str, variant: str, template: Template | str | Path,
+                  spec: dict[str, Any], *, cache_dir: str | Path, model_dir: str | None = None,
+                  order: str = "article", server_log: str | None = None,
+                  progress: bool = True) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Judge every unit of ``df``; return (per-unit table, usage summary)."""
+    t0 = time.monotonic()
+    if not isinstance(template, Template):
+        template = load_template(template)
+    proto = protocol(dataset)
+    cache = ResponseCache(cache_dir)
+    planned = plan_requests(df, dataset, template, spec, order)
+    requests = [p.request for p in planned]
+    label = f"{spec['name']}/{dataset}/{variant}"
+    bar = Progress(len(requests), label, spec, enabled=progress)
+    missing = [r for r in requests if r.key not in cache]
+    layer: RequestLayer
+    try:
+        if missing:
+            log.info("%s: %d of %d requests not cached", label, len(missing), len(requests))
+            with endpoint(spec, model_dir, server_log) as (url, key, health):
+                layer = RequestLayer(spec, url, key, cache, on_result=bar, health=health)
+                results = layer.run(requests)
+        else:
+            layer = RequestLayer(spec, "(cache only)", "", cache, on_result=bar)
+            results = layer.run(requests)  # all cache hits: no client, no server
+    finally:
+        bar.close(layer.stats if "layer" in locals() else Stats())
+    table = build_table(df, dataset, planned, results, spec, proto)
+    usage = usage_summary(table, layer.stats, spec, dataset, variant, template, time.monotonic() - t0)
+    return table, usage
+
+
+def build_table(df: pd.DataFrame, dataset: str, planned: list[Planned], results: list[Result],
+                spec: dict[str, Any], proto: str) -> pd.DataFrame:
+    records = df.to_dict("records")
+    dims = LIKERT_DIMENSIONS.get(dataset, ())
+    labels = label_columns(dataset)
+    rows = []
+    for p, res in sorted(zip(planned, results), key=lambda pr: (pr[0].row, pr[0].sample)):
+        unit = records[p.row]
+        row: dict[str, Any] = {"unit_id": unit["unit_id"], "sample": p.sample}
+        entry = res.entry
+        if entry is None:
+            row.update({"status": "api_error", "invalid_reason": None, **{c: None for c in labels},
+                        "error_kind": res.error_kind, "error": res.error, "reply": None,
+                        "finish_reason": None, "input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0})
+            if proto == "likert":
+                row.update({f"{d}_weighted": math.nan for d in dims})
+        else:
+            reply = entry.get("reply") or ""
+            parsed = parse_reply(proto, reply, entry.get("finish_reason"), unit, dims)
+            usage = entry.get("usage") or {}
+            row.update({"status": parsed.status, "invalid_reason": parsed.reason,
+                        **{c: parsed.labels.get(c) for c in labels},
+                        "error_kind": None, "error": None, "reply": reply,
+                        "finish_reason": entry.get("finish_reason"),
+                        "input_tokens": usage.get("prompt_tokens") or 0,
+                        "output_tokens": usage.get("completion_tokens") or 0,
+                        "cost_usd": cost_usd(spec, usage.get("prompt_tokens"), usage.get("completion_tokens"))})
+            if proto == "likert":
+                weighted = weighted_likert(reply, parsed.spans, entry.get("logprobs"))
+                row.update({f"{d}_weighted": weighted.get(d, math.nan) for d in dims})
+        row.update({"cached": res.cached, "attempts": res.attempts, "prompt_hash": p.prompt_hash,
+                    "request_key": p.request.key, "judge": spec["name"],
+                    "model": (entry or {}).get("model") or spec["model"],
+                    "system_fingerprint": (entry or {}).get("system_fingerprint"),
+                    "created": (entry or {}).get("created"), "latency_s": (entry or {}).get("latency_s")})
+        rows.append(row)
+    table = pd.DataFrame(rows)
+    if proto == "likert":
+        for d in dims:
+            table[d] = pd.to_numeric(table[d], errors="coerce").astype(float)
+    elif proto in ("pairwise", "binary"):
+        col = labels[0]
+        table[col] = pd.array(table[col].tolist(), dtype="Int64")
+    table["latency_s"] = pd.to_numeric(table["latency_s"], errors="coerce").astype(float)
+    return table
+
+
+def usage_summary(table: pd.DataFrame, stats: Stats, spec: dict[str, Any], dataset: str, variant: str,
+                  template: Template, wall_s: float) -> dict[str, Any]:
+    status = table["status"].value_counts().to_dict()
+    reasons = table["invalid_reason"].dropna().str.split(":").str[0].value_counts().to_dict()
+    errors = table["error_kind"].dropna().value_counts().to_dict()
+    return {
+        "judge": spec["name"], "model": spec["model"], "dataset": dataset, "variant": variant,
+        "prompt_file": Path(template.path).name, "prompt_sha256": template.sha256,
+        "n_units": int(table["unit_id"].nunique()), "n_rows": int(len(table)), "samples": int(spec["samples"]),
+        # this run: what was sent and paid now
+        "requests_sent": stats.requests_sent, "cache_hits": stats.cache_hits,
+        "replies_received": stats.done, "retries": stats.retries,
+        "input_tokens": stats.input_tokens, "output_tokens": stats.output_tokens,
+        "cost_usd": round(stats.cost_usd, 6),
+        # every reply in the table, cached ones included (what the whole table cost)
+        "total_input_tokens": int(table["input_tokens"].sum()),
+        "total_output_tokens": int(table["output_tokens"].sum()),
+        "total_cost_usd": round(float(table["cost_usd"].sum()), 6),
+        "status": {k: int(v) for k, v in status.items()},
+        "invalid_rate": round(float((table["status"] == "invalid").mean()), 6) if len(table) else 0.0,
+        "invalid_reasons": {k: int(v) for k, v in reasons.items()},
+        "api_errors": {k: int(v) for k, v in errors.items()},
+        "error_attempts": dict(stats.errors),
+        "wall_s": round(wall_s, 2),
+    }
+
+
+def retryable_errors(table: pd.DataFrame) -> pd.DataFrame:
+    """Rows that ended api_error for a reason a later run may not hit (retries exhausted),
+    as opposed to per-unit errors such as context_length that every run would hit."""
+    return table[(table["status"] == "api_error") & ~table["error_kind"].isin(PER_UNIT)]
+
+
+__all__ = ["judge_dataset", "plan_requests", "unit_order", "estimate_tokens", "endpoint",
+           "retryable_errors", "ORDERS", "FatalJudgeError"]

@@ -1,0 +1,132 @@
+"""Judge settings: config block ``judges.<name>`` with defaults filled in.
+
+A judge is any OpenAI-compatible chat-completions endpoint (``base_url`` and the
+*name* of the environment variable that holds its key), or an embedded model
+(``embedded``) that the workflow serves itself with llama.cpp on 127.0.0.1.
+"""
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any
+
+JUDGE_DEFAULTS: dict[str, Any] = {
+    "model": None,               # the model id sent to the server (required)
+    "base_url": None,            # OpenAI-compatible API root, e.g. https://api.openai.com/v1
+    "api_key_env": None,         # name of the environment variable holding the key
+    "embedded": None,            # name of an embedded model (sumjudge.judge.embedded.EMBEDDED_MODELS)
+    "temperature": 0.0,          # paper: 0
+    "max_tokens": 256,           # paper: 256
+    "top_p": None,               # null: not sent (server default)
+    "seed": 0,                   # null: not sent; sample k is sent seed + k
+    "samples": 1,                # replies per unit (sample index is part of the cache key)
+    "top_logprobs": None,        # e.g. 5: ask for logprobs, keep G-Eval's weighted Likert score
+    "extra_body": {},            # further request fields, e.g. {repeat_penalty: 1.0} for llama.cpp
+    "price_input_per_1k": 0.0,   # USD per 1K prompt tokens
+    "price_output_per_1k": 0.0,  # USD per 1K completion tokens
+    "max_concurrency": 1,        # requests in flight at once (also the Snakemake resource)
+    "requests_per_minute": None,  # null: no limit
+    "tokens_per_minute": None,   # null: no limit (estimated prompt + max_tokens per request)
+    "timeout_s": 120.0,          # per request
+    "max_retries": 6,            # for 429, 5xx, timeouts, connection errors, malformed bodies
+    "backoff_base_s": 1.0,       # exponential backoff: base * 2^attempt, jittered ...
+    "backoff_max_s": 60.0,       # ... and capped (retry-after is honoured up to 10x this)
+    "server": {},                # embedded only: see EMBEDDED_SERVER_DEFAULTS
+}
+
+EMBEDDED_SERVER_DEFAULTS: dict[str, Any] = {
+    "n_ctx": 8192,               # context window; SummEval prompts reach ~2.5K tokens
+    "n_threads": 2,
+    "n_batch": 512,
+    "logits_all": False,         # True is needed for top_logprobs, and doubles time and memory
+    "extra_buffers": False,      # llama.cpp weight repacking (AMX/...): crashes with SIGILL on
+                                 # VMs that announce AMX but do not enable it
+    "chat_format": None,         # null: the chat template stored in the GGUF
+    "startup_timeout_s": 180.0,
+}
+
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+class JudgeConfigError(ValueError):
+    """A judge's settings cannot work."""
+
+
+def judge_spec(name: str, settings: dict[str, Any] | None) -> dict[str, Any]:
+    """Settings of judge ``name`` with every default filled in (a plain dict)."""
+    if not NAME_PATTERN.match(name):
+        raise JudgeConfigError(f"judge name {name!r} (config key judges.{name}): use letters, digits, . _ -")
+    spec = copy.deepcopy(JUDGE_DEFAULTS)
+    unknown = set(settings or {}) - set(spec)
+    if unknown:
+        raise JudgeConfigError(f"config key judges.{name}: unknown setting(s) {', '.join(sorted(unknown))}; "
+                               f"allowed: {', '.join(sorted(spec))}")
+    spec.update(copy.deepcopy(settings or {}))
+    spec["name"] = name
+    if not spec["model"]:
+        raise JudgeConfigError(f"config key judges.{name}.model: a model id is required")
+    if spec["embedded"]:
+        from .embedded import EMBEDDED_MODELS
+        if spec["embedded"] not in EMBEDDED_MODELS:
+            raise JudgeConfigError(f"config key judges.{name}.embedded: {spec['embedded']!r} is not an embedded "
+                                   f"model; allowed values: {', '.join(EMBEDDED_MODELS)}")
+        if spec["base_url"]:
+            raise JudgeConfigError(f"config key judges.{name}: set either base_url or embedded, not both")
+        server = dict(EMBEDDED_SERVER_DEFAULTS)
+        unknown = set(spec["server"] or {}) - set(server)
+        if unknown:
+            raise JudgeConfigError(f"config key judges.{name}.server: unknown setting(s) "
+                                   f"{', '.join(sorted(unknown))}; allowed: {', '.join(sorted(server))}")
+        server.update(spec["server"] or {})
+        spec["server"] = server
+        if spec["top_logprobs"] and not server["logits_all"]:
+            raise JudgeConfigError(f"config key judges.{name}.top_logprobs needs "
+                                   f"judges.{name}.server.logits_all: true (llama.cpp computes no logprobs without it)")
+    elif not spec["base_url"]:
+        raise JudgeConfigError(f"config key judges.{name}: set base_url (an OpenAI-compatible API) or embedded")
+    elif spec["server"]:
+        raise JudgeConfigError(f"config key judges.{name}.server: only for embedded judges")
+    if int(spec["samples"]) < 1 or int(spec["max_concurrency"]) < 1:
+        raise JudgeConfigError(f"config key judges.{name}: samples and max_concurrency must be >= 1")
+    return spec
+
+
+def judge_specs(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {name: judge_spec(name, s) for name, s in (config.get("judges") or {}).items()}
+
+
+def resource_name(judge: str) -> str:
+    """The Snakemake custom resource that bounds a judge's requests in flight."""
+    return "judge_" + re.sub(r"\W", "_", judge)
+
+
+def server_identity(spec: dict[str, Any]) -> dict[str, Any]:
+    """What identifies the server in the cache key: its API root, or for an embedded
+    judge the model file's sha256 and the engine version (never the random port)."""
+    if spec["embedded"]:
+        from .embedded import EMBEDDED_MODELS, engine_version
+        m = EMBEDDED_MODELS[spec["embedded"]]
+        return {"engine": f"llama-cpp-python=={engine_version()}", "gguf_sha256": m.sha256,
+                "chat_format": spec["server"].get("chat_format")}
+    return {"base_url": str(spec["base_url"]).rstrip("/")}
+
+
+def request_params(spec: dict[str, Any], sample: int) -> dict[str, Any]:
+    """The request fields that determine the reply (all of them go into the cache key)."""
+    params: dict[str, Any] = {"model": spec["model"], "temperature": spec["temperature"],
+                              "max_tokens": spec["max_tokens"]}
+    if spec["top_p"] is not None:
+        params["top_p"] = spec["top_p"]
+    if spec["seed"] is not None:
+        params["seed"] = int(spec["seed"]) + sample
+    if spec["top_logprobs"]:
+        params["logprobs"] = True
+        params["top_logprobs"] = int(spec["top_logprobs"])
+    if spec["extra_body"]:
+        params["extra_body"] = dict(spec["extra_body"])
+    return params
+
+
+def cost_usd(spec: dict[str, Any], input_tokens: float, output_tokens: float) -> float:
+    return (input_tokens or 0) / 1000 * spec["price_input_per_1k"] + \
+        (output_tokens or 0) / 1000 * spec["price_output_per_1k"]

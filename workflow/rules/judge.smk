@@ -1,0 +1,94 @@
+# Stage 2: the LLM judge (issue 3, docs/judge.md).
+#
+#   results/judge/{judge}/{dataset}/{variant}.parquet      one row per unit and sample
+#   results/judge/{judge}/{dataset}/{variant}.usage.json   requests, cache hits, tokens, cost
+#   results/judge/cost_estimate.csv                        before paying: `snakemake -f <it>`
+#
+# Replies are cached under judge.cache_dir (results/cache/judge): a rerun, or a
+# collaborator who receives results/, rebuilds every judge table with zero requests.
+
+import re as _re
+
+from sumjudge.judge import targets as _jt
+from sumjudge.judge.protocols import DATASET_PROTOCOL
+from sumjudge.judge.spec import JudgeConfigError, judge_specs, resource_name
+
+try:
+    JUDGES = judge_specs(config)
+except JudgeConfigError as err:
+    raise WorkflowError(str(err)) from None
+
+JUDGE_CFG = config["judge"]
+JUDGE_RUN = list(JUDGE_CFG["run"])
+if [j for j in JUDGE_RUN if j not in JUDGES]:
+    raise WorkflowError(
+        f"config key 'judge.run': {', '.join(repr(j) for j in JUDGE_RUN if j not in JUDGES)} not defined "
+        f"under 'judges'; defined: {', '.join(map(repr, JUDGES)) or '(none)'}")
+
+JUDGE_DATASETS = [d for d in JUDGE_CFG["datasets"] if d in DATASETS]
+JUDGE_PROMPT_DIR = _jt.prompt_dir(JUDGE_CFG, workflow.basedir)
+JUDGE_OUTPUTS = _jt.outputs(RESULTS, JUDGE_RUN, JUDGE_DATASETS, JUDGE_CFG)
+
+# The keys of the judges that run must be in the environment (checked at start-up).
+envvars: *sorted({JUDGES[j]["api_key_env"] for j in JUDGE_RUN if JUDGES[j]["api_key_env"]})
+
+# One custom resource per judge, as large as its max_concurrency; every job of that
+# judge claims all of it, so however many --cores, a judge never has more than
+# max_concurrency requests in flight (its jobs take turns; different judges run side
+# by side). `--resources judge_<name>=N` on the command line takes precedence.
+for _name, _spec in JUDGES.items():
+    if resource_name(_name) not in workflow.global_resources:
+        workflow.register_resource(resource_name(_name), int(_spec["max_concurrency"]))
+
+
+rule judge:
+    """Ask one judge about every unit of one dataset with one prompt variant."""
+    input:
+        data=dataset_table("{dataset}"),
+        prompt=lambda wc: _jt.prompt_path(JUDGE_PROMPT_DIR, wc.dataset, wc.variant),
+    output:
+        table=_jt.output(RESULTS, "{judge}", "{dataset}", "{variant}"),
+        usage=_jt.output(RESULTS, "{judge}", "{dataset}", "{variant}", "usage.json"),
+    log:
+        "logs/judge/{judge}/{dataset}/{variant}.log",
+    params:
+        spec=lambda wc: JUDGES[wc.judge],
+        cache_dir=JUDGE_CFG["cache_dir"],
+        model_dir=JUDGE_CFG["model_dir"],
+        order=JUDGE_CFG["order"],
+        allow_api_errors=JUDGE_CFG["allow_api_errors"],
+        progress=JUDGE_CFG.get("progress", True),
+    threads: lambda wc: _jt.threads(JUDGES[wc.judge])
+    resources:
+        **{resource_name(_n): (lambda wc, n=_n: int(JUDGES[n]["max_concurrency"]) if wc.judge == n else 0)
+           for _n in JUDGES},
+    wildcard_constraints:
+        judge="|".join(_re.escape(j) for j in JUDGES) or "(?!)",
+        dataset="|".join(DATASET_PROTOCOL),
+        variant="base|def_ins|def|sys_prompt",
+    conda:
+        "../../envs/judge.yaml"
+    script:
+        "../../scripts/judge.py"
+
+
+rule judge_cost_estimate:
+    """Requests, tokens and USD each configured judge would need (cached replies are
+    free): run this before any paid request."""
+    input:
+        data=[dataset_table(d) for d in JUDGE_DATASETS],
+        prompts=sorted({_jt.prompt_path(JUDGE_PROMPT_DIR, d, v)
+                        for d in JUDGE_DATASETS for v in _jt.variants(d, JUDGE_CFG)}),
+    output:
+        f"{RESULTS}/judge/cost_estimate.csv",
+    log:
+        "logs/judge/cost_estimate.log",
+    params:
+        specs=JUDGES,
+        datasets=JUDGE_DATASETS,
+        variants={d: _jt.variants(d, JUDGE_CFG) for d in JUDGE_DATASETS},
+        cache_dir=JUDGE_CFG["cache_dir"],
+    conda:
+        "../../envs/judge.yaml"
+    script:
+        "../../scripts/judge_cost_estimate.py"
