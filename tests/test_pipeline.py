@@ -19,7 +19,8 @@ ROWS = {"summeval": 1600, "newsroom": 420, "tldr": 335, "realsumm": 2400, "qags_
 def snakemake(workdir: Path, mirror: Path, *args: str) -> subprocess.CompletedProcess:
     cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
            "--directory", str(workdir), "--configfile", str(REPO / "config.yaml"),
-           "--config", f"mirror={mirror}", *args]
+           # the foundation alone: no judge, no learned metrics (those have their own tests)
+           "--config", f"mirror={mirror}", "judge={run: []}", "metrics={run: []}", *args]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
 
 

@@ -1,0 +1,18 @@
+"""Rule `accuracy_table`: Table 3 (TLDR), 4 (REALSumm) or 5 (QAGS) as CSV and LaTeX."""
+import os
+import sys
+
+sys.path[:0] = [snakemake.scriptdir, os.path.dirname(snakemake.scriptdir)]  # _log, sumjudge
+import _log  # noqa: E402
+
+from sumjudge.io import write_text  # noqa: E402
+from sumjudge.tables import build  # noqa: E402
+from sumjudge.tables.settings import TableSettings  # noqa: E402
+
+log = _log.setup(snakemake)
+settings = TableSettings.from_dict(snakemake.params.settings)
+table = snakemake.wildcards.table
+data = dict(zip(snakemake.params.datasets, snakemake.input.data))
+df = build.accuracy_table(table, data, list(snakemake.input.metrics), list(snakemake.input.judges), settings)
+build.write_csv(df, snakemake.output.csv)
+write_text(build.accuracy_latex_for(table, df, settings), snakemake.output.tex)

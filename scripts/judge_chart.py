@@ -1,0 +1,16 @@
+"""Rule `judge_chart`: judge minus the strongest other row, per column of Tables 1-5."""
+import os
+import sys
+
+sys.path[:0] = [snakemake.scriptdir, os.path.dirname(snakemake.scriptdir)]  # _log, sumjudge
+import _log  # noqa: E402
+
+from sumjudge.tables.build import write_csv  # noqa: E402
+from sumjudge.tables.chart import judge_vs_best, plot  # noqa: E402
+from sumjudge.tables.published import read_table_csv  # noqa: E402
+
+log = _log.setup(snakemake)
+df = judge_vs_best([read_table_csv(p) for p in snakemake.input])
+write_csv(df, snakemake.output.csv)
+plot(df, snakemake.output.svg)
+log.info("%d judge columns compared (%d significant at 0.05)", len(df), int(df["significant"].sum()) if len(df) else 0)

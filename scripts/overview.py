@@ -1,0 +1,23 @@
+"""Rule `overview`: one self-contained HTML page with every table and the chart."""
+import json
+import os
+import sys
+from pathlib import Path
+
+sys.path[:0] = [snakemake.scriptdir, os.path.dirname(snakemake.scriptdir)]  # _log, sumjudge
+import _log  # noqa: E402
+
+import pandas as pd  # noqa: E402
+
+from sumjudge.io import write_text  # noqa: E402
+from sumjudge.tables.overview import render  # noqa: E402
+from sumjudge.tables.published import read_table_csv  # noqa: E402
+
+log = _log.setup(snakemake)
+tables = {Path(p).stem: read_table_csv(p) for p in snakemake.input.tables}
+svg = Path(snakemake.input.chart).read_text()
+svg = svg[svg.find("<svg"):]  # inline: drop the XML prolog
+page = render(tables, svg, pd.read_csv(snakemake.input.chart_csv), pd.read_csv(snakemake.input.usage),
+              json.loads(Path(snakemake.input.manifest).read_text()))
+write_text(page, snakemake.output[0])
+log.info("overview with %d tables", len(tables))

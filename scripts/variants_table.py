@@ -1,0 +1,16 @@
+"""Rule `variants_table`: Table 6 (SummEval prompt variants and annotators) as CSV and LaTeX."""
+import os
+import sys
+
+sys.path[:0] = [snakemake.scriptdir, os.path.dirname(snakemake.scriptdir)]  # _log, sumjudge
+import _log  # noqa: E402
+
+from sumjudge.io import write_text  # noqa: E402
+from sumjudge.tables import build  # noqa: E402
+from sumjudge.tables.settings import TableSettings  # noqa: E402
+
+log = _log.setup(snakemake)
+settings = TableSettings.from_dict(snakemake.params.settings)
+df = build.variants_table(snakemake.input.data, list(snakemake.input.judges), settings)
+build.write_csv(df, snakemake.output.csv)
+write_text(build.correlation_latex_for("table6", df, settings), snakemake.output.tex)

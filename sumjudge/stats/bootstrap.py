@@ -1,0 +1,129 @@
+"""Percentile bootstrap confidence intervals (definitions: docs/statistics.md).
+
+- Correlations resample documents and systems together ("boot-both", Deutsch
+  et al. 2021): draw D document ids and S system ids with replacement, take the
+  cross product, compute the level on that D x S matrix. Both sources of
+  variation the paper's claims generalise over (other articles, other systems)
+  enter the interval.
+- Accuracies resample clusters of decisions (a TLDR post, a REALSumm summary, a
+  QAGS summary) with replacement, since decisions within a cluster are not
+  independent.
+
+The interval is the (1-c)/2 and (1+c)/2 percentiles of the resampled values;
+resamples where the statistic is undefined (NaN) are left out and counted.
+Resample indices depend only on the seed and the data's shape, so every row of
+a table is resampled identically (common random numbers): intervals of rows are
+comparable, and a repeated judge run is averaged resample by resample.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import pandas as pd
+
+from .matrix import LEVELS, levels_stack
+
+
+@dataclass(frozen=True)
+class Interval:
+    low: float
+    high: float
+    n_resamples: int
+    n_undefined: int  # resamples where the statistic was undefined
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def percentile_interval(samples, confidence: float = 0.95) -> Interval:
+    """Percentile interval of bootstrap ``samples`` (NaN samples left out)."""
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), not {confidence}")
+    s = np.asarray(samples, dtype=float).ravel()
+    ok = s[~np.isnan(s)]
+    if ok.size == 0:
+        return Interval(float("nan"), float("nan"), s.size, s.size)
+    alpha = (1 - confidence) / 2
+    low, high = np.quantile(ok, [alpha, 1 - alpha])
+    return Interval(float(low), float(high), s.size, int(s.size - ok.size))
+
+
+@dataclass(frozen=True)
+class BootBoth:
+    """Seeded document and system indices for ``n_resamples`` boot-both resamples."""
+
+    docs: np.ndarray     # (B, D) row indices
+    systems: np.ndarray  # (B, S) column indices
+
+    @classmethod
+    def draw(cls, n_docs: int, n_systems: int, n_resamples: int = 1000, seed: int = 0) -> "BootBoth":
+        if n_docs < 1 or n_systems < 1 or n_resamples < 1:
+            raise ValueError("need at least one document, one system and one resample")
+        rng = np.random.default_rng(seed)
+        docs = rng.integers(0, n_docs, size=(n_resamples, n_docs))
+        systems = rng.integers(0, n_systems, size=(n_resamples, n_systems))
+        return cls(docs, systems)
+
+    @property
+    def n_resamples(self) -> int:
+        return self.docs.shape[0]
+
+    def take(self, matrix: np.ndarray, start: int = 0, stop: int | None = None) -> np.ndarray:
+        """The resampled matrices ``matrix[docs_b][:, systems_b]`` as a stack."""
+        d = self.docs[start:stop]
+        s = self.systems[start:stop]
+        return matrix[d[:, :, None], s[:, None, :]]
+
+
+def boot_both_levels(x: np.ndarray, y: np.ndarray, plan: BootBoth, method: str = "spearman",
+                     undefined: str = "zero") -> dict[str, np.ndarray]:
+    """Each level's value on every resample of the D x S matrices ``x`` (metric) and ``y`` (human)."""
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    if x.shape != y.shape or x.shape != (plan.docs.shape[1], plan.systems.shape[1]):
+        raise ValueError(f"matrices {x.shape}/{y.shape} do not fit the resampling plan "
+                         f"({plan.docs.shape[1]} docs x {plan.systems.shape[1]} systems)")
+    step = max(1, 2_000_000 // x.size)
+    parts = []
+    for i in range(0, plan.n_resamples, step):
+        parts.append(levels_stack(plan.take(x, i, i + step), plan.take(y, i, i + step), method, undefined))
+    return {lv: np.concatenate([p[lv] for p in parts]) for lv in LEVELS}
+
+
+@dataclass(frozen=True)
+class ClusterBootstrap:
+    """Seeded cluster indices: each resample draws K of the K clusters with replacement."""
+
+    counts: np.ndarray  # (B, K) how often each cluster was drawn
+
+    @classmethod
+    def draw(cls, n_clusters: int, n_resamples: int = 1000, seed: int = 0) -> "ClusterBootstrap":
+        if n_clusters < 1 or n_resamples < 1:
+            raise ValueError("need at least one cluster and one resample")
+        rng = np.random.default_rng(seed)
+        idx = rng.integers(0, n_clusters, size=(n_resamples, n_clusters))
+        counts = np.zeros((n_resamples, n_clusters), dtype=np.int32)
+        np.add.at(counts, (np.arange(n_resamples)[:, None], idx), 1)
+        return cls(counts)
+
+    def mean(self, values: np.ndarray, clusters: np.ndarray) -> np.ndarray:
+        """The pooled mean of ``values`` (NaN = not counted) on every resample.
+
+        ``clusters`` gives each value's cluster as an integer in [0, K)."""
+        values = np.asarray(values, dtype=float)
+        clusters = np.asarray(clusters)
+        k = self.counts.shape[1]
+        ok = ~np.isnan(values)
+        sums = np.bincount(clusters[ok], weights=values[ok], minlength=k)
+        ns = np.bincount(clusters[ok], minlength=k).astype(float)
+        total = self.counts @ sums
+        n = self.counts @ ns
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(n > 0, total / n, np.nan)
+
+
+def cluster_codes(keys) -> tuple[np.ndarray, int]:
+    """Integer codes 0..K-1 for cluster keys (sorted by key) and K."""
+    codes, uniques = pd.factorize(pd.Series(list(keys)), sort=True)
+    return codes.astype(np.int64), len(uniques)

@@ -1,0 +1,161 @@
+"""Tables 3 (TLDR pairwise), 4 (REALSumm SCU presence) and 5 (QAGS factuality):
+accuracy of decisions against human labels, with cluster-bootstrap intervals and
+a paired permutation test of every judge against the strongest metric.
+
+Decisions and their clusters (docs/statistics.md):
+
+- TLDR: one decision per comparison; gold = the worker's choice; clusters = posts.
+- REALSumm: one decision per SCU of a summary; gold = the crowd label; clusters = summaries.
+- QAGS: one decision per summary sentence; gold = the majority vote; clusters = summaries.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..stats.accuracy import correctness
+from ..stats.bootstrap import ClusterBootstrap, cluster_codes, percentile_interval
+from ..stats.permutation import paired_accuracy_test
+from .common import COLUMNS, DATASET_LABELS, Row, finalize, mean_over_repeats, repeat_summary, strongest
+from .inputs import JudgeRun, MetricTable
+from .published import attach_published
+from .rows import (FACTUALITY_METRICS, FACTUALITY_PRED, PAIRWISE, SCORE_METRICS, judge_row, labelled,
+                   metric_model, paper_judge_row)
+from .settings import TableSettings
+
+DIMENSION = {"tldr": "pairwise", "realsumm": "SCU_presence", "qags_cnn": "factuality", "qags_xsum": "factuality"}
+TABLE = {"tldr": "Table 3", "realsumm": "Table 4", "qags_cnn": "Table 5", "qags_xsum": "Table 5"}
+GOLD = {"tldr": "choice", "realsumm": "scu_labels", "qags_cnn": "label", "qags_xsum": "label"}
+CLUSTER = {"tldr": "post_id", "realsumm": "unit_id", "qags_cnn": "doc_id", "qags_xsum": "doc_id"}
+JUDGE_LABEL = {"tldr": "choice", "realsumm": "scu_labels", "qags_cnn": "label", "qags_xsum": "label"}
+LEVEL = "accuracy"
+
+
+# --------------------------------------------------------------------------- rows
+
+def metric_rows(tables: list[MetricTable], dataset: str) -> list[Row]:
+    """TLDR: a row per registered score whose ``{column}_choice`` is present;
+    REALSumm / QAGS: a row per factuality metric family (FactCC, DAE)."""
+    rows = []
+    if dataset == "tldr":
+        for spec in SCORE_METRICS:
+            col = f"{spec.column}_choice"
+            for t in tables:
+                if col in t.frame:
+                    model = metric_model(t.models, spec)
+                    pred = pd.to_numeric(t.frame[col], errors="coerce").to_frame("pred")
+                    rows.append(Row(labelled(spec.printed(PAIRWISE), model, spec), "metric", spec.printed(PAIRWISE),
+                                    f"{t.path}:{col}", [pred], model=model))
+                    break
+        return rows
+    col = FACTUALITY_PRED[dataset]
+    by_family = {t.family: t for t in tables}
+    for family, spec in FACTUALITY_METRICS.items():
+        t = by_family.get(family)
+        if t is None:
+            continue
+        if col not in t.frame:
+            raise ValueError(f"{t.path}: expected prediction column {col!r}")
+        model = metric_model(t.models, spec)
+        rows.append(Row(labelled(spec.name, model, spec), "metric", spec.name, f"{t.path}:{col}",
+                        [t.frame[[col]].rename(columns={col: "pred"})], model=model))
+    return rows
+
+
+def judge_rows(runs: list[JudgeRun], dataset: str) -> list[Row]:
+    col = JUDGE_LABEL[dataset]
+    rows = []
+    for run in runs:
+        if run.dataset != dataset or run.variant != "base":
+            continue
+        data = [run.by_sample(s)[[col]].rename(columns={col: "pred"}) for s in run.samples]
+        rows.append(Row(judge_row(run.judge), "judge", paper_judge_row(), run.path, data,
+                        model=", ".join(run.model_ids) or None, judge=run.judge, variant=run.variant))
+    return rows
+
+
+# ---------------------------------------------------------------------- decisions
+
+def decisions(human: pd.DataFrame, dataset: str) -> pd.DataFrame:
+    """One row per decision: ``unit_id``, ``position`` (SCU index or 0), ``gold``, ``cluster``."""
+    human = human.assign(unit_id=human["unit_id"].astype(str))
+    if dataset == "realsumm":
+        n = human["scu_labels"].map(len)
+        out = pd.DataFrame({
+            "unit_id": np.repeat(human["unit_id"].to_numpy(), n),
+            "position": np.concatenate([np.arange(k) for k in n]) if len(n) else np.array([], int),
+            "gold": np.concatenate([np.asarray(v, dtype=float) for v in human["scu_labels"]])
+            if len(n) else np.array([]),
+        })
+        out["cluster"] = out["unit_id"]
+        return out
+    return pd.DataFrame({"unit_id": human["unit_id"], "position": 0,
+                         "gold": human[GOLD[dataset]].astype(float).to_numpy(),
+                         "cluster": human[CLUSTER[dataset]].astype(str).to_numpy()})
+
+
+def _as_float(v) -> float:
+    return float("nan") if v is None or (isinstance(v, float) and np.isnan(v)) else float(v)
+
+
+def aligned_predictions(pred: pd.Series, dec: pd.DataFrame, dataset: str, source: str) -> np.ndarray:
+    """A row's predictions in decision order (NaN where there is none)."""
+    pred = pred.reindex(dec["unit_id"].drop_duplicates())
+    if dataset != "realsumm":
+        return pd.to_numeric(pred, errors="coerce").reindex(dec["unit_id"]).to_numpy(dtype=float)
+    n_scus = dec.groupby("unit_id", sort=False).size()
+    out = []
+    for unit, k in n_scus.items():
+        lst = pred.get(unit)
+        if lst is None or (isinstance(lst, float) and np.isnan(lst)):
+            out.extend([np.nan] * k)
+            continue
+        lst = list(lst)
+        if len(lst) != k:
+            raise ValueError(f"{source}: unit {unit!r} has {len(lst)} SCU predictions for {k} SCUs")
+        out.extend(_as_float(v) for v in lst)
+    return np.asarray(out, dtype=float)
+
+
+# --------------------------------------------------------------------------- table
+
+def accuracy_table(human: pd.DataFrame, rows: list[Row], dataset: str, settings: TableSettings) -> pd.DataFrame:
+    dec = decisions(human, dataset)
+    codes, k = cluster_codes(dec["cluster"])
+    plan = ClusterBootstrap.draw(k, settings.bootstrap_resamples, settings.seed) if k else None
+    cells, correct = [], {}
+    for row in rows:
+        per_repeat, boots, cs = [], [], []
+        n_counted = n_missing = 0
+        for data in row.data:
+            pred = aligned_predictions(data["pred"], dec, dataset, row.source)
+            c = correctness(pred, dec["gold"].to_numpy(), settings.invalid)
+            cs.append(c)
+            per_repeat.append(float(np.nanmean(c)) if (~np.isnan(c)).any() else float("nan"))
+            boots.append(plan.mean(c, codes) if plan else np.array([np.nan]))
+            n_counted += int((~np.isnan(c)).sum())
+            n_missing += int(np.isnan(pred).sum())
+        correct[row.name] = mean_over_repeats(cs)
+        ci = percentile_interval(mean_over_repeats(boots), settings.confidence)
+        cells.append({
+            "table": TABLE[dataset], "dataset": DATASET_LABELS[dataset], "dimension": DIMENSION[dataset],
+            "level": LEVEL, "row": row.name, **repeat_summary(per_repeat), "ci_low": ci.low, "ci_high": ci.high,
+            "n_groups": k, "n": n_counted // len(row.data), "n_missing": n_missing // len(row.data),
+            "kind": row.kind, "paper_row": row.paper_row, "source": row.source, "model": row.model,
+            "subset": "all",
+        })
+    df = pd.DataFrame(cells)
+    if df.empty:
+        return finalize(pd.DataFrame(columns=COLUMNS))
+    df = df.assign(compared_with=None, delta=np.nan, p_value=np.nan)
+    best = strongest(df, ("metric",))
+    for i, cell in df.iterrows():
+        other = best.get((cell["dataset"], cell["dimension"], cell["level"]))
+        if cell["kind"] != "judge" or other is None:
+            continue
+        test = paired_accuracy_test(correct[cell["row"]], correct[other], settings.permutation_resamples,
+                                    settings.seed)
+        df.at[i, "compared_with"] = other
+        df.at[i, "delta"] = cell["value"] - df.loc[df["row"] == other, "value"].iloc[0]
+        df.at[i, "p_value"] = test.p_value
+    return finalize(attach_published(df))

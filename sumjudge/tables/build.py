@@ -1,0 +1,175 @@
+"""Build each table from file paths (what the Snakemake rules call; usable without Snakemake)."""
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pandas as pd
+
+from ..io import write_text
+from . import accuracy as acc
+from . import correlation as corr
+from .common import COLUMNS, DATASET_LABELS, finalize
+from .inputs import JudgeRun, load_judge_run, load_metric_table, parse_judge_path, parse_metric_path
+from .latex import accuracy_latex, correlation_latex, examples_latex, table9_latex
+from .replies import explanation_examples, invalid_examples, table9, usage_table
+from .rows import VARIANT_ORDER
+from .settings import TableSettings
+
+log = logging.getLogger(__name__)
+
+CORRELATION_TABLES = {"table1": "summeval", "table2": "newsroom"}
+ACCURACY_TABLES = {"table3": ("tldr",), "table4": ("realsumm",), "table5": ("qags_cnn", "qags_xsum")}
+
+
+def judge_labels(dataset: str) -> tuple[str, ...]:
+    if dataset in corr.DIMENSIONS:
+        return corr.DIMENSIONS[dataset]
+    return (acc.JUDGE_LABEL[dataset],)
+
+
+def load_runs(judge_paths: list[str], settings: TableSettings, units: dict[str, pd.Index] | None = None,
+              datasets: tuple[str, ...] | None = None) -> list[JudgeRun]:
+    runs = []
+    for p in sorted(judge_paths):
+        parsed = parse_judge_path(p)
+        if parsed is None or (datasets is not None and parsed[1] not in datasets):
+            continue
+        ds = parsed[1]
+        runs.append(load_judge_run(p, judge_labels(ds), settings.repeats, (units or {}).get(ds)))
+    return runs
+
+
+def _metric_tables(metric_paths: list[str], dataset: str, units: pd.Index):
+    return [load_metric_table(p, units) for p in sorted(metric_paths)
+            if (parse_metric_path(p) or (None, None))[1] == dataset]
+
+
+def _log_summary(df: pd.DataFrame, name: str) -> None:
+    compared = df["published"].notna() if "published" in df else pd.Series(dtype=bool)
+    log.info("%s: %d cells, %d rows; %d beside a published value%s", name, len(df), df["row"].nunique(),
+             int(compared.sum()),
+             f" (max |diff| {df.loc[compared, 'diff'].abs().max():.4f})" if compared.any() else "")
+
+
+def correlation_table(table: str, data_path: str, metric_paths: list[str], judge_paths: list[str],
+                      settings: TableSettings) -> pd.DataFrame:
+    """Table 1 (SummEval) or 2 (Newsroom): every metric row, then every judge's base prompt."""
+    dataset = CORRELATION_TABLES[table]
+    human = pd.read_parquet(data_path)
+    units = pd.Index(human["unit_id"].astype(str))
+    rows = corr.metric_rows(_metric_tables(metric_paths, dataset, units), dataset)
+    rows += corr.judge_rows(load_runs(judge_paths, settings, {dataset: units}, (dataset,)), dataset, weighted=True)
+    df = corr.correlation_table(human, rows, dataset, corr.TABLES[dataset], settings, compare="strongest")
+    _log_summary(df, table)
+    return df
+
+
+def variants_table(data_path: str, judge_paths: list[str], settings: TableSettings) -> pd.DataFrame:
+    """Table 6: every judge with every SummEval prompt variant, then Annotator_0/1/2."""
+    human = pd.read_parquet(data_path)
+    units = pd.Index(human["unit_id"].astype(str))
+    runs = load_runs(judge_paths, settings, {"summeval": units}, ("summeval",))
+    runs.sort(key=lambda r: (r.judge, variant_rank(r.variant)))
+    rows = corr.judge_rows(runs, "summeval", variants=None) + corr.annotator_rows(human)
+    df = corr.correlation_table(human, rows, "summeval", "Table 6", settings, compare="base")
+    _log_summary(df, "table6")
+    return df
+
+
+def variant_rank(variant: str) -> int:
+    return VARIANT_ORDER.index(variant) if variant in VARIANT_ORDER else len(VARIANT_ORDER)
+
+
+def accuracy_table(table: str, data_paths: dict[str, str], metric_paths: list[str], judge_paths: list[str],
+                   settings: TableSettings) -> pd.DataFrame:
+    """Tables 3-5: every metric row, then every judge's base prompt; one block per dataset."""
+    parts = []
+    for dataset in ACCURACY_TABLES[table]:
+        if dataset not in data_paths:
+            continue
+        human = pd.read_parquet(data_paths[dataset])
+        units = pd.Index(human["unit_id"].astype(str))
+        rows = acc.metric_rows(_metric_tables(metric_paths, dataset, units), dataset)
+        rows += acc.judge_rows(load_runs(judge_paths, settings, {dataset: units}, (dataset,)), dataset)
+        parts.append(acc.accuracy_table(human, rows, dataset, settings))
+    df = pd.concat(parts, ignore_index=True) if parts else finalize(pd.DataFrame(columns=COLUMNS))
+    if len(parts) > 1:  # rows in first-appearance order across datasets
+        order = {r: i for i, r in enumerate(dict.fromkeys(df["row"]))}
+        df = df.assign(_k=df["row"].map(order)).sort_values(["_k"], kind="stable").drop(columns="_k")
+        df = df.reset_index(drop=True)
+    _log_summary(df, table)
+    return df
+
+
+def reply_tables(judge_paths: list[str], data_paths: dict[str, str], settings: TableSettings):
+    """Tables 7, 8, 9 and the usage table."""
+    units = {ds: pd.Index(pd.read_parquet(p, columns=["unit_id"])["unit_id"].astype(str))
+             for ds, p in data_paths.items()}
+    runs = load_runs(judge_paths, settings, units)
+    summeval = pd.read_parquet(data_paths["summeval"]) if "summeval" in data_paths else None
+    return (explanation_examples(runs, settings), invalid_examples(runs, settings),
+            table9(runs, summeval, settings), usage_table(runs))
+
+
+# --------------------------------------------------------------------------- writing
+
+CAPTION_CI = ("Bold: best per column. Dagger: the judge differs from the row it is compared with "
+              "(paired permutation test, p below 0.05). Intervals, p-values and repeats are in the CSV.")
+
+
+def write_csv(df: pd.DataFrame, path: str | Path) -> None:
+    write_text(df.to_csv(index=False, float_format="%.6g"), path)
+
+
+def correlation_latex_for(table: str, df: pd.DataFrame, settings: TableSettings) -> str:
+    if table == "table6":
+        note = ""
+        ann = df[df["kind"] == "annotator"] if len(df) else df
+        if len(ann):
+            note = (f" Annotator rows are computed on the {ann['subset'].iloc[0]} "
+                    f"({int(ann['n'].max())} summaries); judge rows on all summaries.")
+        caption = ("Table 6: SummEval, the judge with prompt variants and each expert against the three-expert "
+                   f"mean ({settings.method.capitalize()}).{note} Judge variants are tested against the base "
+                   "prompt. " + CAPTION_CI)
+        return correlation_latex(df, corr.DIMENSIONS["summeval"], caption, "tab:table6")
+    dataset = CORRELATION_TABLES[table]
+    caption = (f"{corr.TABLES[dataset]}: {settings.method.capitalize()} correlation with human judgments on "
+               f"{DATASET_LABELS[dataset]} at sample, system and dataset level. " + CAPTION_CI)
+    return correlation_latex(df, corr.DIMENSIONS[dataset], caption, f"tab:{table}")
+
+
+ACCURACY_CAPTIONS = {
+    "table3": "Table 3: accuracy of pairwise choices on TLDR against the worker's choice",
+    "table4": "Table 4: accuracy of SCU presence decisions on REALSumm",
+    "table5": "Table 5: accuracy of sentence factuality decisions on QAGS",
+}
+
+
+def accuracy_latex_for(table: str, df: pd.DataFrame, settings: TableSettings) -> str:
+    datasets = [DATASET_LABELS[d] for d in ACCURACY_TABLES[table]]
+    datasets = [d for d in datasets if len(df) and d in set(df["dataset"])] or datasets
+    note = ""
+    if table == "table3" and len(df) and (df["paper_row"] == "BARTScore").any():
+        note = ' "BARTScore" is BERTScore, printed so in the paper.'
+    caption = (f"{ACCURACY_CAPTIONS[table]} ({int(settings.confidence * 100)}% cluster-bootstrap interval "
+               f"in brackets).{note} " + CAPTION_CI)
+    return accuracy_latex(df, datasets, caption, f"tab:{table}")
+
+
+def examples_latex_for(table: str, df: pd.DataFrame, settings: TableSettings) -> str:
+    if table == "table7":
+        caption = (f"Table 7: explanations the judge wrote unasked (replies with at least "
+                   f"{settings.explanation_min_words} words beyond the labels; {settings.examples} per judge and "
+                   "dataset in a fixed pseudo-random order).")
+        return examples_latex(df, caption, "tab:table7")
+    caption = (f"Table 8: invalid replies by category (count in parentheses; up to {settings.examples} "
+               "examples per judge and category).")
+    return examples_latex(df, caption, "tab:table8", with_category=True)
+
+
+def table9_latex_for(df: pd.DataFrame, settings: TableSettings) -> str:
+    caption = ("Table 9: share of invalid replies per prompt and dataset (replies that never arrived are "
+               "counted apart); below, the dataset-level correlation between the judge's own fluency and "
+               "coherence scores on SummEval (section 4.3).")
+    return table9_latex(df, caption, "tab:table9")

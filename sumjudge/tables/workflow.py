@@ -1,0 +1,48 @@
+"""Which files each table rule reads, from the workflow's output lists (used by
+workflow/rules/tables.smk; plain functions so the Snakefile holds only rules)."""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from .inputs import parse_judge_path, parse_metric_path
+
+CORRELATION_TABLES = {"table1": "summeval", "table2": "newsroom"}
+ACCURACY_TABLES = {"table3": ["tldr"], "table4": ["realsumm"], "table5": ["qags_cnn", "qags_xsum"]}
+TABLE_DATASETS = {**{t: [d] for t, d in CORRELATION_TABLES.items()}, **ACCURACY_TABLES, "table6": ["summeval"]}
+REPLY_TABLES = ["table7", "table8", "table9"]
+CHART_TABLES = ["table1", "table2", "table3", "table4", "table5"]
+
+
+def numbered_tables(datasets: list[str]) -> list[str]:
+    """Tables 1-6 whose dataset is configured, then Tables 7-9 (empty without a judge)."""
+    return [t for t, ds in TABLE_DATASETS.items() if any(d in datasets for d in ds)] + REPLY_TABLES
+
+
+def table_datasets(table: str, datasets: list[str]) -> list[str]:
+    return [d for d in TABLE_DATASETS[table] if d in datasets]
+
+
+def judge_files(judge_outputs: list[str], datasets=None, variants=None) -> list[str]:
+    """Judge tables among ``judge_outputs``, optionally of some datasets / prompt variants."""
+    out = set()
+    for p in judge_outputs:
+        parsed = parse_judge_path(p)
+        if parsed and (datasets is None or parsed[1] in datasets) and (variants is None or parsed[2] in variants):
+            out.add(p)
+    return sorted(out)
+
+
+def metric_files(metric_outputs: list[str], datasets) -> list[str]:
+    return sorted({p for p in metric_outputs if (parse_metric_path(p) or (None, None))[1] in datasets})
+
+
+def prompt_files(basedir: str) -> list[str]:
+    root = Path(basedir) / "prompts"
+    return sorted(str(p) for p in root.rglob("*") if p.is_file()) if root.is_dir() else []
+
+
+def config_digest(config: dict) -> str:
+    """sha256 of the config: a short rule parameter that changes whenever the config does."""
+    return hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()
