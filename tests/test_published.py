@@ -1,0 +1,31 @@
+"""The package's copy of the paper's printed numbers matches shared/paper/published.csv
+and attaches to reproduced rows by (table, dataset, dimension, level, row)."""
+import pandas as pd
+import pytest
+
+from sumjudge.tables.published import PUBLISHED_CSV, attach_published, load_published
+
+from conftest import MIRROR
+
+
+def test_copy_matches_the_shared_paper_file():
+    shared = MIRROR.parent / "paper" / "published.csv"
+    if not shared.is_file():
+        pytest.fail(f"{shared} not found beside the data mirror")
+    assert PUBLISHED_CSV.read_bytes() == shared.read_bytes()
+
+
+def test_published_counts():
+    pub = load_published()
+    assert len(pub) == 200
+    assert (pub["table"] == "Table 1").sum() == 144  # 12 rows x 4 dimensions x 3 levels
+
+
+def test_attach_published_diff():
+    ours = pd.DataFrame([{"table": "Table 1", "dataset": "SummEval", "dimension": "consistency",
+                          "level": "system", "row": "ROUGE-1", "value": 0.75},
+                         {"table": "Table 2", "dataset": "Newsroom", "dimension": "fluency",
+                          "level": "system", "row": "ROUGE-1", "value": 0.3}])
+    out = attach_published(ours)
+    assert out.loc[0, "published"] == 0.744 and out.loc[0, "diff"] == pytest.approx(0.006)
+    assert pd.isna(out.loc[1, "published"]) and pd.isna(out.loc[1, "diff"])
