@@ -144,3 +144,11 @@ def test_default_models_fail_fast_offline_with_a_clear_message(tmp_path):
     # seconds, not the minutes of the hub client's retries (generous: the CPUs may be shared)
     assert all(float(line.split()[-1][:-1]) < 20 for line in out.stdout.splitlines() if line.startswith("OK"))
     assert time.time() - start < 60
+
+
+def test_longest_first_batches_cover_every_index_once_longest_first():
+    from sumjudge.metrics.loading import longest_first_batches
+
+    batches = list(longest_first_batches([3, 9, 1, 9, 5], batch_size=2, desc="t", progress=False))
+    # lengths 9, 9 (ties in input order), then 5, 3, then 1
+    assert batches == [[1, 3], [4, 0], [2]]

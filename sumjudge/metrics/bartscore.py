@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .loading import library_versions, load_pretrained, pick_device, resolve_model, set_threads
+from .loading import library_versions, load_pretrained, longest_first_batches, pick_device, resolve_model, set_threads
 from .units import assemble, mean_over_references, sides_for
 
 DIRECTIONS = ("s_h", "h_r", "r_h")
@@ -47,16 +47,10 @@ class BARTScore:
 
     def score(self, sources: list[str], targets: list[str], progress: bool = True, desc: str = "") -> np.ndarray:
         """Mean target-token log-likelihood of each (source, target) pair."""
-        from tqdm import tqdm
-
         torch = self._torch
-        n = len(sources)
-        out = np.zeros(n, dtype=float)
-        # longest first: the slowest batches run while memory is fresh; fixed order = determinism
-        order = sorted(range(n), key=lambda i: (-len(sources[i]) - len(targets[i]), i))
-        bar = tqdm(total=n, desc=f"BARTScore {desc}".strip(), unit="pair", disable=not progress)
-        for a in range(0, n, self.batch_size):
-            idx = order[a:a + self.batch_size]
+        out = np.zeros(len(sources), dtype=float)
+        sizes = [len(s) + len(t) for s, t in zip(sources, targets)]
+        for idx in longest_first_batches(sizes, self.batch_size, f"BARTScore {desc}".strip(), progress):
             src = self.tokenizer([sources[i] for i in idx], max_length=self.max_length, truncation=True,
                                  padding=True, return_tensors="pt")
             tgt = self.tokenizer([targets[i] for i in idx], max_length=self.max_length, truncation=True,
@@ -73,8 +67,6 @@ class BARTScore:
             token_logp = logp.gather(-1, gold).squeeze(-1) * mask.to(self.device)
             mean = token_logp.sum(-1) / mask.to(self.device).sum(-1).clamp(min=1)
             out[idx] = mean.cpu().numpy()
-            bar.update(len(idx))
-        bar.close()
         return out
 
     def provenance(self) -> dict[str, Any]:

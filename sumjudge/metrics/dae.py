@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 
 from .loading import (ModelUnavailable, ResolvedModel, encode_pairs, library_versions, load_pretrained, pick_device,
-                      resolve_model, set_threads, unavailable_message)
+                      longest_first_batches, resolve_model, set_threads, unavailable_message)
 from .units import answer_questions, claims_for
 
 CONFIG_KEY = "metrics.dae.model"
@@ -201,23 +201,15 @@ class DAE:
         return [probs[owner == b] for b in range(len(parses))]
 
     def prob_supported(self, premises: list[str], hypotheses: list[str], progress: bool = True) -> np.ndarray:
-        from tqdm import tqdm
-
         parses = self.arcs(hypotheses)
         prem_words = self.words(premises)
-        n = len(premises)
-        out = np.ones(n, dtype=float)
-        order = sorted(range(n), key=lambda i: (-len(premises[i]), i))
-        bar = tqdm(total=n, desc="DAE", unit="pair", disable=not progress)
-        for a in range(0, n, self.batch_size):
-            idx = order[a:a + self.batch_size]
+        out = np.ones(len(premises), dtype=float)
+        for idx in longest_first_batches([len(p) for p in premises], self.batch_size, "DAE", progress):
             per_arc = self.arc_probs([prem_words[premises[i]] or ["."] for i in idx],
                                      [parses[hypotheses[i]] for i in idx])
             for i, probs in zip(idx, per_arc):
                 if len(probs):
                     out[i] = probs.min() if self.aggregate == "all_arcs" else probs.mean()
-            bar.update(len(idx))
-        bar.close()
         return out
 
     def provenance(self) -> dict[str, Any]:

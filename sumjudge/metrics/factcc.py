@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .loading import encode_pairs, library_versions, load_pretrained, pick_device, resolve_model, set_threads
+from .loading import encode_pairs, library_versions, longest_first_batches, load_pretrained, pick_device, resolve_model, set_threads
 from .units import answer_questions, claims_for
 
 CONFIG_KEY = "metrics.factcc.model"
@@ -54,23 +54,15 @@ class FactCC:
         self._torch = torch
 
     def prob_supported(self, premises: list[str], claims: list[str], progress: bool = True) -> np.ndarray:
-        from tqdm import tqdm
-
         torch = self._torch
-        n = len(premises)
-        out = np.zeros(n, dtype=float)
-        order = sorted(range(n), key=lambda i: (-len(premises[i]), i))
-        bar = tqdm(total=n, desc="FactCC", unit="pair", disable=not progress)
-        for a in range(0, n, self.batch_size):
-            idx = order[a:a + self.batch_size]
+        out = np.zeros(len(premises), dtype=float)
+        for idx in longest_first_batches([len(p) for p in premises], self.batch_size, "FactCC", progress):
             enc = encode_pairs(self.tokenizer, [premises[i] for i in idx], [claims[i] for i in idx],
                                self.max_length, padding=True, return_tensors="pt")
             enc = {k: v.to(self.device) for k, v in enc.items()}
             with torch.no_grad():
                 logits = self.model(**enc).logits.float()
             out[idx] = torch.softmax(logits, dim=-1)[:, self.supported].cpu().numpy()
-            bar.update(len(idx))
-        bar.close()
         return out
 
     def provenance(self) -> dict[str, Any]:

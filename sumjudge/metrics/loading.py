@@ -179,3 +179,20 @@ def encode_pairs(tokenizer, premises, claims, max_length: int, **kwargs):
         return tokenizer(premises, claims, truncation="only_first", max_length=max_length, **kwargs)
     except Exception:  # noqa: BLE001 - tokenizers raise different types for this
         return tokenizer(premises, claims, truncation="longest_first", max_length=max_length, **kwargs)
+
+
+def longest_first_batches(sizes: list[int], batch_size: int, desc: str, progress: bool = True):
+    """Yield lists of indices, longest items first, while a progress bar counts them.
+
+    Longest first: the slowest batches run while memory is fresh, and similar
+    lengths share a batch (less padding). Ties keep input order, so the batching
+    and therefore the scores are deterministic.
+    """
+    from tqdm import tqdm
+
+    order = sorted(range(len(sizes)), key=lambda i: (-sizes[i], i))
+    with tqdm(total=len(order), desc=desc, unit="pair", disable=not progress) as bar:
+        for start in range(0, len(order), batch_size):
+            idx = order[start:start + batch_size]
+            yield idx
+            bar.update(len(idx))
