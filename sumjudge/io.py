@@ -22,7 +22,8 @@ from . import __version__
 META_KEY = b"sumjudge"
 
 
-def _tmp_beside(path: Path) -> Path:
+def tmp_beside(path: Path) -> Path:
+    """An empty temporary file in ``path``'s folder (created if needed), to rename onto ``path``."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
     os.close(fd)
@@ -37,7 +38,7 @@ def write_parquet(df: pd.DataFrame, path: str | os.PathLike, meta: dict[str, Any
     merged = dict(table.schema.metadata or {})
     merged[META_KEY] = json.dumps(info, sort_keys=True, default=str).encode()
     table = table.replace_schema_metadata(merged)
-    tmp = _tmp_beside(path)
+    tmp = tmp_beside(path)
     try:
         pq.write_table(table, tmp)
         os.replace(tmp, path)
@@ -53,7 +54,7 @@ def read_meta(path: str | os.PathLike) -> dict[str, Any]:
 
 def write_text(text: str, path: str | os.PathLike) -> None:
     path = Path(path)
-    tmp = _tmp_beside(path)
+    tmp = tmp_beside(path)
     try:
         tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, path)

@@ -9,10 +9,10 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import tempfile
 import urllib.request
 from pathlib import Path
 
+from ..io import tmp_beside
 from .sources import BY_LOCAL_PATH, Source
 
 
@@ -72,10 +72,7 @@ def fetch(local_path: str, dest: str | os.PathLike, mirror: str | None = None,
     """
     source = source_for(local_path)
     dest = Path(dest)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".part")
-    os.close(fd)
-    tmp = Path(tmp_name)
+    tmp = tmp_beside(dest)
     try:
         origin = (_copy_from_mirror(source, mirror, tmp) if mirror
                   else _download(source, tmp, timeout))

