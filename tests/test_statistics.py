@@ -311,3 +311,26 @@ def test_tldr_counts_of_the_offline_batches(mirror):
     assert tldr_counts.count(df, ["batch18"], ["valid1", "valid2"], True, True) == 335  # the default subset
     assert tldr_counts.count(df, ["batch13"], ["valid1", "valid2"], False, False) == 1097
     assert tldr_counts.find(df, 1847) == []   # no combination of the offline batches has the paper's 1847
+
+
+def test_schema_accepts_the_new_keys_and_rejects_bad_values():
+    import copy
+
+    import yaml
+
+    from sumjudge.config import ConfigError, validate
+
+    schema = REPO / "workflow/schemas/config.schema.yaml"
+    config = yaml.safe_load((REPO / "config.yaml").read_text())
+    validate(config, schema)
+    ok = copy.deepcopy(config)
+    ok["tables"].update(permutation="both", bootstrap="both", correction="bh")
+    ok["tldr"]["metric_ties"] = "skip"
+    validate(ok, schema)
+    for section, key, bad in (("tables", "bootstrap", "inputs"), ("tables", "correction", "bonferroni"),
+                              ("tables", "permutation", "rows"), ("tables", "permutation", {"sample": "documents"}),
+                              ("tldr", "metric_ties", "coin")):
+        broken = copy.deepcopy(config)
+        broken[section][key] = bad
+        with pytest.raises(ConfigError, match=key):
+            validate(broken, schema)
