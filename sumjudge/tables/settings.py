@@ -61,7 +61,9 @@ class TableSettings:
             values["undefined"] = stats["undefined"]
         if "metric_ties" in (config.get("tldr") or {}):
             values["metric_ties"] = config["tldr"]["metric_ties"]
-        names = {f.name for f in fields(cls)} - {"method", "undefined", "metric_ties"}
+        # every field name is accepted, so that {"tables": settings.as_dict()} round-trips; the
+        # schema keeps a real config's `tables` block to the tables keys
+        names = {f.name for f in fields(cls)}
         unknown = set(tables) - names
         if unknown:
             raise ValueError(f"unknown tables settings {sorted(unknown)}; allowed: {sorted(names)}")
