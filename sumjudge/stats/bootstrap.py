@@ -1,10 +1,15 @@
 """Percentile bootstrap confidence intervals (definitions: docs/statistics.md).
 
-- Correlations resample documents and systems together ("boot-both", Deutsch
-  et al. 2021): draw D document ids and S system ids with replacement, take the
-  cross product, compute the level on that D x S matrix. Both sources of
-  variation the paper's claims generalise over (other articles, other systems)
-  enter the interval.
+- Correlations resample a documents x systems matrix under one of three schemes
+  (``tables.bootstrap``; Deutsch, Dror and Roth 2021 call them Boot-Inputs,
+  Boot-Systems and Boot-Both):
+
+  - ``documents`` (default): draw D document ids with replacement, keep every
+    system once. No system is ever duplicated, so a resample never has fewer
+    distinct systems per document than the data (the sample level's estimand,
+    a mean of correlations over all S systems, stays the same statistic).
+  - ``systems``: draw S system ids with replacement, keep every document once.
+  - ``both``: draw both and take the cross product (nlpstats' "both").
 - Accuracies resample clusters of decisions (a TLDR post, a REALSumm summary, a
   QAGS summary) with replacement, since decisions within a cluster are not
   independent.
@@ -22,7 +27,10 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from .matrix import LEVELS, levels_stack
+from .matrix import levels_stack
+
+
+BOOTSTRAP_SCHEMES = ("documents", "systems", "both")
 
 
 @dataclass(frozen=True)
@@ -31,13 +39,19 @@ class Interval:
     high: float
     n_resamples: int
     n_undefined: int  # resamples where the statistic was undefined
+    mean: float = float("nan")  # mean of the defined resampled values (the bootstrap mean)
 
     def as_dict(self) -> dict:
         return asdict(self)
 
+    def position(self, value: float) -> float:
+        """Where ``value`` lies in the interval: 0 at ``low``, 1 at ``high`` (nan if degenerate)."""
+        width = self.high - self.low
+        return float((value - self.low) / width) if width > 0 else float("nan")
+
 
 def percentile_interval(samples, confidence: float = 0.95) -> Interval:
-    """Percentile interval of bootstrap ``samples`` (NaN samples left out)."""
+    """Percentile interval and mean of bootstrap ``samples`` (NaN samples left out)."""
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be in (0, 1), not {confidence}")
     s = np.asarray(samples, dtype=float).ravel()
@@ -46,24 +60,39 @@ def percentile_interval(samples, confidence: float = 0.95) -> Interval:
         return Interval(float("nan"), float("nan"), s.size, s.size)
     alpha = (1 - confidence) / 2
     low, high = np.quantile(ok, [alpha, 1 - alpha])
-    return Interval(float(low), float(high), s.size, int(s.size - ok.size))
+    return Interval(float(low), float(high), s.size, int(s.size - ok.size), float(ok.mean()))
 
 
 @dataclass(frozen=True)
 class BootBoth:
-    """Seeded document and system indices for ``n_resamples`` boot-both resamples."""
+    """Seeded document and system indices for ``n_resamples`` resamples of a D x S matrix.
+
+    Despite the historical name, the ``scheme`` decides what is resampled
+    (module docstring). The random draws do not depend on the scheme: the
+    document ids of ``documents`` are those of ``both``, the system ids of
+    ``systems`` are those of ``both``; the dimension a scheme keeps fixed is the
+    identity (every document / system exactly once)."""
 
     docs: np.ndarray     # (B, D) row indices
     systems: np.ndarray  # (B, S) column indices
+    scheme: str = "both"
 
     @classmethod
-    def draw(cls, n_docs: int, n_systems: int, n_resamples: int = 1000, seed: int = 0) -> "BootBoth":
+    def draw(cls, n_docs: int, n_systems: int, n_resamples: int = 1000, seed: int = 0,
+             scheme: str = "both") -> "BootBoth":
+        if scheme not in BOOTSTRAP_SCHEMES:
+            raise ValueError(f"bootstrap scheme must be one of {BOOTSTRAP_SCHEMES}, not {scheme!r} "
+                             "(config tables.bootstrap)")
         if n_docs < 1 or n_systems < 1 or n_resamples < 1:
             raise ValueError("need at least one document, one system and one resample")
         rng = np.random.default_rng(seed)
         docs = rng.integers(0, n_docs, size=(n_resamples, n_docs))
         systems = rng.integers(0, n_systems, size=(n_resamples, n_systems))
-        return cls(docs, systems)
+        if scheme == "documents":
+            systems = np.broadcast_to(np.arange(n_systems), (n_resamples, n_systems)).copy()
+        elif scheme == "systems":
+            docs = np.broadcast_to(np.arange(n_docs), (n_resamples, n_docs)).copy()
+        return cls(docs, systems, scheme)
 
     @property
     def n_resamples(self) -> int:
@@ -77,8 +106,11 @@ class BootBoth:
 
 
 def boot_both_levels(x: np.ndarray, y: np.ndarray, plan: BootBoth, method: str = "spearman",
-                     undefined: str = "zero") -> dict[str, np.ndarray]:
-    """Each level's value on every resample of the D x S matrices ``x`` (metric) and ``y`` (human)."""
+                     undefined: str = "zero", count_undefined: bool = False) -> dict[str, np.ndarray]:
+    """Each level's value on every resample of the D x S matrices ``x`` (metric) and ``y`` (human).
+
+    With ``count_undefined`` also the number of undefined documents per resample
+    (key :data:`sumjudge.stats.matrix.UNDEFINED_ROWS`)."""
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     if x.shape != y.shape or x.shape != (plan.docs.shape[1], plan.systems.shape[1]):
@@ -87,8 +119,9 @@ def boot_both_levels(x: np.ndarray, y: np.ndarray, plan: BootBoth, method: str =
     step = max(1, 2_000_000 // x.size)
     parts = []
     for i in range(0, plan.n_resamples, step):
-        parts.append(levels_stack(plan.take(x, i, i + step), plan.take(y, i, i + step), method, undefined))
-    return {lv: np.concatenate([p[lv] for p in parts]) for lv in LEVELS}
+        parts.append(levels_stack(plan.take(x, i, i + step), plan.take(y, i, i + step), method, undefined,
+                                  count_undefined))
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 
 @dataclass(frozen=True)

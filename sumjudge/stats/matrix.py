@@ -123,12 +123,18 @@ def corr_last(x: np.ndarray, y: np.ndarray, method: str = "spearman") -> tuple[n
     raise ValueError(f"unknown correlation method {method!r}; use 'spearman' or 'kendall'")
 
 
-def _levels_chunk(xs: np.ndarray, ys: np.ndarray, method: str, undefined: str) -> dict[str, np.ndarray]:
+UNDEFINED_ROWS = "sample_undefined"  # extra key of levels_stack(..., count_undefined=True)
+
+
+def _levels_chunk(xs: np.ndarray, ys: np.ndarray, method: str, undefined: str,
+                  count_undefined: bool = False) -> dict[str, np.ndarray]:
     xs, ys = _pairwise(xs, ys)
     out = {}
     # sample level: one correlation per row, then the mean over rows
     r, n = corr_last(xs, ys, method)
     present = n > 0
+    if count_undefined:  # rows with a pair but no defined correlation
+        out[UNDEFINED_ROWS] = (present & np.isnan(r)).sum(axis=-1).astype(float)
     if undefined == "zero":
         r = np.where(present & np.isnan(r), 0.0, r)
     use = present & ~np.isnan(r)
@@ -149,11 +155,13 @@ def _levels_chunk(xs: np.ndarray, ys: np.ndarray, method: str, undefined: str) -
 
 
 def levels_stack(xs: np.ndarray, ys: np.ndarray, method: str = "spearman",
-                 undefined: str = "zero") -> dict[str, np.ndarray]:
+                 undefined: str = "zero", count_undefined: bool = False) -> dict[str, np.ndarray]:
     """Sample, system and dataset level for every matrix of a ``B x D x S`` stack.
 
     ``xs`` and ``ys`` hold the metric and the human scores (NaN where missing).
-    A 2-d input is one matrix and gives arrays of shape ``()``."""
+    A 2-d input is one matrix and gives arrays of shape ``()``. With
+    ``count_undefined`` the result also holds, under :data:`UNDEFINED_ROWS`, the
+    number of rows (documents) whose correlation was undefined in each matrix."""
     if undefined not in ("zero", "skip"):
         raise ValueError(f"undefined must be 'zero' or 'skip', not {undefined!r}")
     xs = np.asarray(xs, dtype=float)
@@ -161,8 +169,8 @@ def levels_stack(xs: np.ndarray, ys: np.ndarray, method: str = "spearman",
     if xs.shape != ys.shape or xs.ndim not in (2, 3):
         raise ValueError(f"expected two equal D x S or B x D x S arrays, got {xs.shape} and {ys.shape}")
     if xs.ndim == 2:
-        return {k: v[0] for k, v in levels_stack(xs[None], ys[None], method, undefined).items()}
+        return {k: v[0] for k, v in levels_stack(xs[None], ys[None], method, undefined, count_undefined).items()}
     step = max(1, _CHUNK_CELLS // max(1, xs.shape[1] * xs.shape[2]))
-    parts = [_levels_chunk(xs[i:i + step], ys[i:i + step], method, undefined)
+    parts = [_levels_chunk(xs[i:i + step], ys[i:i + step], method, undefined, count_undefined)
              for i in range(0, xs.shape[0], step)]
-    return {lv: np.concatenate([p[lv] for p in parts]) for lv in LEVELS}
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}

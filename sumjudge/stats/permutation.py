@@ -13,6 +13,17 @@ resamples (then the p-value is exact). p-values are two-sided:
 
 Equal differences (within 1e-12) count as "at least as extreme", so identical
 rows give p = 1.
+
+For correlations the unit of a swap is a scheme (``tables.permutation``):
+
+- ``summaries``: each summary (cell of the documents x systems matrix) is
+  swapped on its own (the test in Deutsch et al.'s experiment code);
+- ``documents``: a whole document (row) is swapped, all its summaries at once
+  (nlpstats' Perm-Inputs);
+- ``systems``: a whole system (column) is swapped (nlpstats' Perm-Systems);
+- ``both``: a system swap and a document swap are drawn independently; a cell
+  is swapped when exactly one of them is (nlpstats' Perm-Both: swap rows,
+  then columns).
 """
 from __future__ import annotations
 
@@ -37,6 +48,9 @@ class PermutationResult:
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+
+PERMUTATION_SCHEMES = ("summaries", "documents", "systems", "both")
 
 
 def swap_patterns(n: int, n_resamples: int = 1000, seed: int = 0) -> tuple[np.ndarray, bool]:
@@ -132,18 +146,69 @@ def standardize(x: np.ndarray) -> np.ndarray:
     return (x - mu) / sd if sd > 0 else x - mu
 
 
+def cell_swap_masks(cells: np.ndarray, scheme: str, n_resamples: int = 1000,
+                    seed: int = 0) -> tuple[np.ndarray, bool]:
+    """Swap masks over the ``True`` cells of a D x S matrix under ``scheme``.
+
+    Returns ``(masks, exact)``: masks of shape (R, number of True cells), in
+    ``np.flatnonzero(cells)`` order, and whether they are every pattern of the
+    scheme's units (then each pattern appears once and p is exact). The units
+    are the cells (``summaries``), the documents with a cell (``documents``),
+    the systems with a cell (``systems``), or both together (``both``: one bit
+    per document and one per system, a cell swapped when they differ)."""
+    if scheme not in PERMUTATION_SCHEMES:
+        raise ValueError(f"permutation scheme must be one of {PERMUTATION_SCHEMES}, not {scheme!r} "
+                         "(config tables.permutation)")
+    cells = np.asarray(cells, dtype=bool)
+    rows, cols = np.nonzero(cells)
+    if scheme == "summaries":
+        return swap_patterns(rows.size, n_resamples, seed)
+    doc_ids = np.unique(rows, return_inverse=True)[1]
+    sys_ids = np.unique(cols, return_inverse=True)[1]
+    n_docs = int(doc_ids.max()) + 1 if rows.size else 0
+    n_sys = int(sys_ids.max()) + 1 if rows.size else 0
+    if scheme == "documents":
+        units, exact = swap_patterns(n_docs, n_resamples, seed)
+        return units[:, doc_ids], exact
+    if scheme == "systems":
+        units, exact = swap_patterns(n_sys, n_resamples, seed)
+        return units[:, sys_ids], exact
+    units, exact = swap_patterns(n_docs + n_sys, n_resamples, seed)
+    return units[:, doc_ids] ^ units[:, n_docs + sys_ids], exact
+
+
+def level_schemes(scheme) -> dict[str, str]:
+    """``tables.permutation`` as {level: scheme}: one name for every level, or a mapping by level."""
+    if isinstance(scheme, str):
+        mapping = {lv: scheme for lv in LEVELS}
+    else:
+        mapping = dict(scheme)
+        missing = [lv for lv in LEVELS if lv not in mapping]
+        unknown = [k for k in mapping if k not in LEVELS]
+        if missing or unknown:
+            raise ValueError(f"tables.permutation by level needs exactly the keys {list(LEVELS)}; "
+                             f"missing {missing}, unknown {unknown}")
+    for lv, sch in mapping.items():
+        if sch not in PERMUTATION_SCHEMES:
+            raise ValueError(f"tables.permutation[{lv}] must be one of {PERMUTATION_SCHEMES}, not {sch!r}")
+    return {lv: mapping[lv] for lv in LEVELS}
+
+
 def paired_correlation_test(x, z, y, n_resamples: int = 1000, seed: int = 0, method: str = "spearman",
-                            undefined: str = "zero") -> dict[str, PermutationResult]:
+                            undefined: str = "zero", scheme="summaries") -> dict[str, PermutationResult]:
     """Paired test of two rows' correlation with the human scores at every level.
 
     ``x`` (row A), ``z`` (row B) and ``y`` (human) are D x S matrices. Only
     cells where all three are present enter. Each row is standardised (z-score
     over those cells) so that swapped cells are on a common scale (as in
-    Deutsch et al. 2021); a swap exchanges A's and B's score of one cell
-    (one summary). The statistic per level is corr(A, human) - corr(B, human)."""
+    Deutsch et al. 2021). ``scheme`` (one name, or a mapping level -> name)
+    decides what one swap exchanges between A and B: one summary, one document,
+    one system, or a system and a document (:func:`cell_swap_masks`). The
+    statistic per level is corr(A, human) - corr(B, human)."""
     x, z, y = (np.asarray(v, dtype=float) for v in (x, z, y))
     if not (x.shape == z.shape == y.shape) or x.ndim != 2:
         raise ValueError(f"expected three equal D x S matrices, got {x.shape}, {z.shape}, {y.shape}")
+    schemes = level_schemes(scheme)
     cells = ~np.isnan(x) & ~np.isnan(z) & ~np.isnan(y)
     if not cells.any():
         nan = PermutationResult(float("nan"), float("nan"), 0, True, 0)
@@ -152,16 +217,33 @@ def paired_correlation_test(x, z, y, n_resamples: int = 1000, seed: int = 0, met
     zs = standardize(np.where(cells, z, np.nan))
     ys = np.where(cells, y, np.nan)
     flat = np.flatnonzero(cells)
+    a, b = xs.ravel()[flat], zs.ravel()[flat]
 
     def expand(values: np.ndarray) -> np.ndarray:
         full = np.full((values.shape[0], x.size), np.nan)
         full[:, flat] = values
         return full.reshape((values.shape[0],) + x.shape)
 
-    def statistic(a: np.ndarray, b: np.ndarray) -> dict[str, np.ndarray]:
-        hum = np.broadcast_to(ys, (a.shape[0],) + ys.shape)
-        la = levels_stack(expand(a), hum, method, undefined)
-        lb = levels_stack(expand(b), hum, method, undefined)
+    def statistic(sa: np.ndarray, sb: np.ndarray) -> dict[str, np.ndarray]:
+        hum = np.broadcast_to(ys, (sa.shape[0],) + ys.shape)
+        la = levels_stack(expand(sa), hum, method, undefined)
+        lb = levels_stack(expand(sb), hum, method, undefined)
         return {lv: la[lv] - lb[lv] for lv in LEVELS}
 
-    return paired_permutation_test(xs.ravel()[flat], zs.ravel()[flat], statistic, n_resamples, seed)
+    observed = statistic(a[None], b[None])
+    out: dict[str, PermutationResult] = {}
+    for sch in dict.fromkeys(schemes.values()):
+        levels = [lv for lv in LEVELS if schemes[lv] == sch]
+        masks, exact = cell_swap_masks(cells, sch, n_resamples, seed)
+        nulls: dict[str, list[np.ndarray]] = {lv: [] for lv in levels}
+        step = max(1, 2_000_000 // max(1, a.size))
+        for i in range(0, masks.shape[0], step):
+            m = masks[i:i + step]
+            res = statistic(np.where(m, b, a), np.where(m, a, b))
+            for lv in levels:
+                nulls[lv].append(np.asarray(res[lv], dtype=float))
+        for lv in levels:
+            obs = float(np.asarray(observed[lv]).reshape(-1)[0])
+            out[lv] = PermutationResult(obs, p_from_null(obs, np.concatenate(nulls[lv]), exact),
+                                        masks.shape[0], exact, a.size)
+    return {lv: out[lv] for lv in LEVELS}

@@ -7,6 +7,11 @@ Decisions and their clusters (docs/statistics.md):
 - TLDR: one decision per comparison; gold = the worker's choice; clusters = posts.
 - REALSumm: one decision per SCU of a summary; gold = the crowd label; clusters = summaries.
 - QAGS: one decision per summary sentence; gold = the majority vote; clusters = summaries.
+
+A metric's TLDR tie (prediction -1: both summaries scored the same) is decided
+by ``tldr.metric_ties`` (:func:`apply_metric_ties`): ``wrong`` (default, a
+wrong decision), ``half`` (half right: the expected accuracy of a fair coin
+flip) or ``skip`` (left out of that metric's accuracy, and of its test).
 """
 from __future__ import annotations
 
@@ -15,6 +20,7 @@ import pandas as pd
 
 from ..stats.accuracy import correctness
 from ..stats.bootstrap import ClusterBootstrap, cluster_codes, percentile_interval
+from ..stats.correction import adjust_table
 from ..stats.permutation import paired_accuracy_test
 from .common import COLUMNS, DATASET_LABELS, Row, finalize, mean_over_repeats, repeat_summary, strongest
 from .inputs import JudgeRun, MetricTable
@@ -29,6 +35,22 @@ GOLD = {"tldr": "choice", "realsumm": "scu_labels", "qags_cnn": "label", "qags_x
 CLUSTER = {"tldr": "post_id", "realsumm": "unit_id", "qags_cnn": "doc_id", "qags_xsum": "doc_id"}
 JUDGE_LABEL = {"tldr": "choice", "realsumm": "scu_labels", "qags_cnn": "label", "qags_xsum": "label"}
 LEVEL = "accuracy"
+TIE = -1  # a metric's TLDR prediction when both summaries score the same
+
+
+def apply_metric_ties(correct: np.ndarray, pred: np.ndarray, rule: str = "wrong") -> np.ndarray:
+    """Per-decision correctness with a metric's ties (``pred == -1``) decided by ``rule``."""
+    correct = np.asarray(correct, dtype=float).copy()
+    tie = np.asarray(pred, dtype=float) == TIE
+    if rule == "wrong":
+        correct[tie] = 0.0
+    elif rule == "half":
+        correct[tie] = 0.5
+    elif rule == "skip":
+        correct[tie] = np.nan
+    else:
+        raise ValueError(f"tldr.metric_ties must be 'wrong', 'half' or 'skip', not {rule!r}")
+    return correct
 
 
 # --------------------------------------------------------------------------- rows
@@ -126,10 +148,14 @@ def accuracy_table(human: pd.DataFrame, rows: list[Row], dataset: str, settings:
     cells, correct = [], {}
     for row in rows:
         per_repeat, boots, cs = [], [], []
+        n_ties = 0
         n_counted = n_missing = 0
         for data in row.data:
             pred = aligned_predictions(data["pred"], dec, dataset, row.source)
             c = correctness(pred, dec["gold"].to_numpy(), settings.invalid)
+            if dataset == "tldr" and row.kind == "metric":
+                n_ties = int((pred == TIE).sum())
+                c = apply_metric_ties(c, pred, settings.metric_ties)
             cs.append(c)
             per_repeat.append(float(np.nanmean(c)) if (~np.isnan(c)).any() else float("nan"))
             boots.append(plan.mean(c, codes) if plan else np.array([np.nan]))
@@ -139,10 +165,15 @@ def accuracy_table(human: pd.DataFrame, rows: list[Row], dataset: str, settings:
         ci = percentile_interval(mean_over_repeats(boots), settings.confidence)
         cells.append({
             "table": TABLE[dataset], "dataset": DATASET_LABELS[dataset], "dimension": DIMENSION[dataset],
-            "level": LEVEL, "row": row.name, **repeat_summary(per_repeat), "ci_low": ci.low, "ci_high": ci.high,
+            "level": LEVEL, "row": row.name, **repeat_summary(per_repeat), "boot_mean": ci.mean,
+            "ci_low": ci.low, "ci_high": ci.high,
             "n_groups": k, "n": n_counted // len(row.data), "n_missing": n_missing // len(row.data),
             "kind": row.kind, "paper_row": row.paper_row, "source": row.source, "model": row.model,
-            "subset": "all",
+            "subset": "all", "n_ties": n_ties if dataset == "tldr" else np.nan,
+            "metric_ties": settings.metric_ties if dataset == "tldr" and row.kind == "metric" else None,
+            "bootstrap": f"clusters ({CLUSTER[dataset]})", "bootstrap_resamples": settings.bootstrap_resamples,
+            "permutation": "decisions", "permutation_resamples": settings.permutation_resamples,
+            "correction": settings.correction, "seed": settings.seed,
         })
     df = pd.DataFrame(cells)
     if df.empty:
@@ -158,4 +189,4 @@ def accuracy_table(human: pd.DataFrame, rows: list[Row], dataset: str, settings:
         df.at[i, "compared_with"] = other
         df.at[i, "delta"] = cell["value"] - df.loc[df["row"] == other, "value"].iloc[0]
         df.at[i, "p_value"] = test.p_value
-    return finalize(attach_published(df))
+    return finalize(attach_published(adjust_table(df, settings.correction)))

@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..io import write_text
+from ..stats.correction import adjust_table
 from . import accuracy as acc
 from . import correlation as corr
 from .common import COLUMNS, DATASET_LABELS, finalize
@@ -94,6 +95,7 @@ def accuracy_table(table: str, data_paths: dict[str, str], metric_paths: list[st
         rows += acc.judge_rows(load_runs(judge_paths, settings, {dataset: units}, (dataset,)), dataset)
         parts.append(acc.accuracy_table(human, rows, dataset, settings))
     df = pd.concat(parts, ignore_index=True) if parts else finalize(pd.DataFrame(columns=COLUMNS))
+    df = adjust_table(df, settings.correction)  # one family per row across the table's datasets
     if len(parts) > 1:  # rows in first-appearance order across datasets
         order = {r: i for i, r in enumerate(dict.fromkeys(df["row"]))}
         df = df.assign(_k=df["row"].map(order)).sort_values(["_k"], kind="stable").drop(columns="_k")
@@ -115,7 +117,8 @@ def reply_tables(judge_paths: list[str], data_paths: dict[str, str], settings: T
 # --------------------------------------------------------------------------- writing
 
 CAPTION_CI = ("Bold: best per column. Dagger: the judge differs from the row it is compared with "
-              "(paired permutation test, p below 0.05). Intervals, p-values and repeats are in the CSV.")
+              "(paired permutation test, p below 0.05 after the tables.correction adjustment over the row's "
+              "columns). Intervals, raw and adjusted p-values and repeats are in the CSV.")
 
 
 def write_csv(df: pd.DataFrame, path: str | Path) -> None:

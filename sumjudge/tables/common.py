@@ -11,7 +11,7 @@ DATASET_LABELS = {"summeval": "SummEval", "newsroom": "Newsroom", "tldr": "TLDR"
 
 # the long form of published.csv first, then what this project adds
 COLUMNS = ["table", "dataset", "dimension", "level", "row", "value", "published", "diff",
-           "ci_low", "ci_high", "p_value", "compared_with", "delta",
+           "boot_mean", "ci_low", "ci_high", "p_value", "p_adjusted", "compared_with", "delta",
            "n_groups", "n_undefined", "n", "n_missing",
            "n_repeats", "repeat_sd", "repeat_min", "repeat_max",
            "kind", "paper_row", "source", "model", "subset"]

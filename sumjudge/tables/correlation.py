@@ -1,6 +1,8 @@
 """Tables 1 (SummEval), 2 (Newsroom) and 6 (SummEval prompt variants and
 annotators): correlation with human Likert scores at three levels, with
-boot-both confidence intervals and paired permutation tests.
+bootstrap confidence intervals (scheme ``tables.bootstrap``) and paired
+permutation tests (scheme ``tables.permutation``, p-values adjusted per
+``tables.correction``).
 
 Values come from :func:`sumjudge.stats.correlation.correlation_levels` (the
 definitions that reproduce the paper's ROUGE rows); intervals and tests from the
@@ -17,8 +19,9 @@ import numpy as np
 import pandas as pd
 
 from ..stats.bootstrap import BootBoth, boot_both_levels, percentile_interval
+from ..stats.correction import adjust_table
 from ..stats.correlation import LEVELS, correlation_levels
-from ..stats.matrix import likert_matrix
+from ..stats.matrix import UNDEFINED_ROWS, likert_matrix
 from ..stats.permutation import paired_correlation_test
 from .common import COLUMNS, DATASET_LABELS, Row, finalize, mean_over_repeats, repeat_summary, strongest
 from .inputs import JudgeRun, MetricTable
@@ -115,7 +118,8 @@ class _UnitSet:
         self.human = human
         self.docs = sorted(human["doc_id"].unique())
         self.systems = sorted(human["system"].unique())
-        self.plan = BootBoth.draw(len(self.docs), len(self.systems), settings.bootstrap_resamples, settings.seed)
+        self.plan = BootBoth.draw(len(self.docs), len(self.systems), settings.bootstrap_resamples, settings.seed,
+                                  settings.bootstrap)
         self.y = {d: likert_matrix(human, d, self.docs, self.systems) for d in dims}
 
     def matrix(self, scores: pd.Series) -> np.ndarray:
@@ -144,6 +148,7 @@ def correlation_table(human: pd.DataFrame, rows: list[Row], dataset: str, table:
         for dim in dims:
             per_repeat = {lv: [] for lv in LEVELS}
             boots = {lv: [] for lv in LEVELS}
+            undefined_per_resample = []
             counts = None
             mats = []
             for data in row.data:
@@ -153,29 +158,43 @@ def correlation_table(human: pd.DataFrame, rows: list[Row], dataset: str, table:
                                          undefined=settings.undefined)
                 x = us.matrix(data[dim])
                 mats.append(x)
-                boot = boot_both_levels(x, us.y[dim], us.plan, settings.method, settings.undefined)
+                boot = boot_both_levels(x, us.y[dim], us.plan, settings.method, settings.undefined,
+                                        count_undefined=True)
+                undefined_per_resample.append(boot[UNDEFINED_ROWS])
                 for lv in LEVELS:
                     per_repeat[lv].append(res[lv].value)
                     boots[lv].append(boot[lv])
                 if counts is None:  # group counts of the first repeat
                     counts = res
             matrices[(row.name, dim)] = mean_over_repeats(mats)
+            boot_undefined = float(np.mean(undefined_per_resample))  # documents, mean over resamples
             for lv in LEVELS:
                 summary = repeat_summary(per_repeat[lv])
                 ci = percentile_interval(mean_over_repeats(boots[lv]), settings.confidence)
                 cells.append({
                     "table": table, "dataset": DATASET_LABELS[dataset], "dimension": dim, "level": lv,
-                    "row": row.name, **summary, "ci_low": ci.low, "ci_high": ci.high,
+                    "row": row.name, **summary, "boot_mean": ci.mean, "ci_low": ci.low, "ci_high": ci.high,
                     "n_groups": counts[lv].n_groups, "n_undefined": counts[lv].n_undefined,
+                    "boot_n_undefined": boot_undefined if lv == "sample" else np.nan,
                     "n": counts[lv].n_pairs, "n_missing": len(us.human) - counts[lv].n_pairs,
                     "kind": row.kind, "paper_row": row.paper_row, "source": row.source, "model": row.model,
                     "subset": row.subset, "_units": key,
+                    **resampling_columns(settings, lv),
                 })
     df = pd.DataFrame(cells)
     if df.empty:
         return finalize(pd.DataFrame(columns=COLUMNS))
     df = _tests(df, rows, matrices, unit_sets, settings, compare)
+    df = adjust_table(df, settings.correction)
     return finalize(attach_published(df.drop(columns="_units")))
+
+
+def resampling_columns(settings: TableSettings, level: str) -> dict:
+    """How a correlation cell's interval and test were computed (one CSV column each)."""
+    return {"bootstrap": settings.bootstrap, "bootstrap_resamples": settings.bootstrap_resamples,
+            "permutation": settings.permutation_by_level()[level],
+            "permutation_resamples": settings.permutation_resamples, "correction": settings.correction,
+            "seed": settings.seed}
 
 
 def _tests(df: pd.DataFrame, rows: list[Row], matrices, unit_sets, settings: TableSettings,
@@ -210,7 +229,7 @@ def _tests(df: pd.DataFrame, rows: list[Row], matrices, unit_sets, settings: Tab
             tests[key] = paired_correlation_test(
                 matrices[(cell["row"], cell["dimension"])], matrices[(other, cell["dimension"])],
                 us.y[cell["dimension"]], settings.permutation_resamples, settings.seed, settings.method,
-                settings.undefined)
+                settings.undefined, settings.permutation_by_level())
         df.at[i, "compared_with"] = other
         df.at[i, "delta"] = cell["value"] - value[(other, cell["dimension"], cell["level"])]
         df.at[i, "p_value"] = tests[key][cell["level"]].p_value

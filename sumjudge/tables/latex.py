@@ -16,6 +16,11 @@ ALPHA = 0.05
 DAGGER = r"$^\dagger$"
 
 
+def dagger_column(df: pd.DataFrame) -> str:
+    """The p-value column that drives the daggers: the adjusted one (tables.correction) where present."""
+    return "p_adjusted" if "p_adjusted" in df and df["p_adjusted"].notna().any() else "p_value"
+
+
 def escape(text: str) -> str:
     return "".join(_ESCAPE.get(c, c) for c in str(text))
 
@@ -66,8 +71,9 @@ def correlation_latex(df: pd.DataFrame, dimensions: tuple[str, ...], caption: st
     rows = list(dict.fromkeys(df["row"]))
     cols = [(d, lv) for d in dimensions for lv in LEVELS]
     grid = df.pivot_table(index="row", columns=["dimension", "level"], values="value", aggfunc="first")
-    pvals = (df.pivot_table(index="row", columns=["dimension", "level"], values="p_value", aggfunc="first")
-             if "p_value" in df and df["p_value"].notna().any() else None)
+    pcol = dagger_column(df)
+    pvals = (df.pivot_table(index="row", columns=["dimension", "level"], values=pcol, aggfunc="first")
+             if pcol in df and df[pcol].notna().any() else None)
     best = {c: grid[c].max() if c in grid else math.nan for c in cols}
     spec = "l" + "ccc" * len(dimensions)
     lines = [rf"\begin{{tabular}}{{{spec}}}", r"\toprule"]
@@ -92,6 +98,7 @@ def accuracy_latex(df: pd.DataFrame, datasets: list[str], caption: str, label: s
         return _empty(caption, label)
     rows = list(dict.fromkeys(df["row"]))
     cell = df.set_index(["row", "dataset"])
+    pcol = dagger_column(df)
     best = {d: df.loc[df["dataset"] == d, "value"].max() for d in datasets}
     lines = [rf"\begin{{tabular}}{{l{'c' * len(datasets)}}}", r"\toprule",
              "Metric & " + " & ".join(escape(d) for d in datasets) + r" \\", r"\midrule"]
@@ -102,7 +109,7 @@ def accuracy_latex(df: pd.DataFrame, datasets: list[str], caption: str, label: s
                 parts.append("--")
                 continue
             c = cell.loc[(r, d)]
-            s = _cell(c["value"], best[d], digits, c.get("p_value"))
+            s = _cell(c["value"], best[d], digits, c.get(pcol))
             if not _nan(c.get("ci_low")):
                 s += rf" {{\scriptsize[{c['ci_low']:.{digits - 1}f}, {c['ci_high']:.{digits - 1}f}]}}"
             parts.append(s)

@@ -20,6 +20,7 @@ import pyarrow.parquet as pq
 from .. import __version__
 from ..io import read_meta
 from .inputs import parse_judge_path, parse_metric_path
+from .settings import TableSettings
 from .workflow import config_digest
 
 # judge table column -> manifest key listing its distinct values
@@ -116,6 +117,7 @@ def build_manifest(config: dict[str, Any], repo: str | Path, prompts: list[str],
         "package_version": __version__,
         "config": config,
         "config_sha256": config_digest(config),
+        "statistics": TableSettings.from_config(config).provenance(),  # seeds, resamples, schemes
         "prompt_templates": prompt_hashes,
         "judges": judges,
         "metrics": metrics,

@@ -142,7 +142,7 @@ def fluency_coherence(runs: list[JudgeRun], human: pd.DataFrame | None, settings
         return pd.DataFrame(cells)
     human = human.assign(unit_id=human["unit_id"].astype(str))
     docs, systems = sorted(human["doc_id"].unique()), sorted(human["system"].unique())
-    plan = BootBoth.draw(len(docs), len(systems), settings.bootstrap_resamples, settings.seed)
+    plan = BootBoth.draw(len(docs), len(systems), settings.bootstrap_resamples, settings.seed, settings.bootstrap)
     for run in runs:
         values, boots, n = [], [], 0
         for s in run.samples:

@@ -1,8 +1,13 @@
-"""Statistical settings of the tables, from config blocks ``stats`` and ``tables``."""
+"""Statistical settings of the tables, from config blocks ``stats``, ``tables``
+and ``tldr.metric_ties``."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
+
+# default permutation scheme per correlation level (docs/statistics.md)
+DEFAULT_PERMUTATION = {"sample": "documents", "system": "systems", "dataset": "documents"}
+METRIC_TIES = ("wrong", "half", "skip")
 
 
 @dataclass(frozen=True)
@@ -17,6 +22,33 @@ class TableSettings:
     repeats: int | None = None        # tables.repeats: judge samples used per unit (None: all)
     examples: int = 3                 # tables.examples: Tables 7 and 8, examples per group
     explanation_min_words: int = 8    # tables.explanation_min_words: Table 7's rule
+    bootstrap: str = "documents"      # tables.bootstrap: documents | systems | both
+    permutation: Any = field(default_factory=lambda: dict(DEFAULT_PERMUTATION))  # tables.permutation
+    correction: str = "holm"          # tables.correction: none | holm | bh (daggers)
+    metric_ties: str = "wrong"        # tldr.metric_ties: a metric's tie on TLDR is wrong | half | skip
+
+    def __post_init__(self):
+        from ..stats.bootstrap import BOOTSTRAP_SCHEMES
+        from ..stats.correction import CORRECTIONS
+        from ..stats.permutation import level_schemes
+        if self.bootstrap not in BOOTSTRAP_SCHEMES:
+            raise ValueError(f"tables.bootstrap must be one of {BOOTSTRAP_SCHEMES}, not {self.bootstrap!r}")
+        if self.correction not in CORRECTIONS:
+            raise ValueError(f"tables.correction must be one of {CORRECTIONS}, not {self.correction!r}")
+        if self.metric_ties not in METRIC_TIES:
+            raise ValueError(f"tldr.metric_ties must be one of {METRIC_TIES}, not {self.metric_ties!r}")
+        level_schemes(self.permutation)  # raises on a bad scheme
+
+    def permutation_by_level(self) -> dict[str, str]:
+        from ..stats.permutation import level_schemes
+        return level_schemes(self.permutation)
+
+    def provenance(self) -> dict[str, Any]:
+        """What a reader needs to redo the intervals and tests (CSV columns, manifest)."""
+        return {"seed": self.seed, "bootstrap": self.bootstrap, "bootstrap_resamples": self.bootstrap_resamples,
+                "confidence": self.confidence, "permutation": self.permutation_by_level(),
+                "permutation_resamples": self.permutation_resamples, "correction": self.correction,
+                "correlation": self.method, "undefined": self.undefined, "metric_ties": self.metric_ties}
 
     @classmethod
     def from_config(cls, config: dict[str, Any]) -> "TableSettings":
@@ -27,7 +59,11 @@ class TableSettings:
             values["method"] = stats["correlation"]
         if "undefined" in stats:
             values["undefined"] = stats["undefined"]
-        names = {f.name for f in fields(cls)} - {"method", "undefined"}
+        if "metric_ties" in (config.get("tldr") or {}):
+            values["metric_ties"] = config["tldr"]["metric_ties"]
+        # every field name is accepted, so that {"tables": settings.as_dict()} round-trips; the
+        # schema keeps a real config's `tables` block to the tables keys
+        names = {f.name for f in fields(cls)}
         unknown = set(tables) - names
         if unknown:
             raise ValueError(f"unknown tables settings {sorted(unknown)}; allowed: {sorted(names)}")

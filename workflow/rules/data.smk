@@ -32,7 +32,9 @@ rule prepare_dataset:
         "logs/prepare/{dataset}.log",
     params:
         sources=lambda wc: source_files(wc.dataset, config),
-        options=lambda wc: {k: config[k] for k in ("tldr", "realsumm", "subset")},
+        # tldr.metric_ties only decides Table 3's scoring: leave it out, so changing it re-prepares nothing
+        options=lambda wc: {k: config[k] for k in ("tldr", "realsumm", "subset")}
+        | {"tldr": {k: v for k, v in config["tldr"].items() if k != "metric_ties"}},
     wildcard_constraints:
         dataset="|".join(SOURCE_DATASET),
     conda:
