@@ -350,3 +350,13 @@ def test_sigkill_between_submitting_and_collecting_creates_no_second_batch(tmp_p
         assert srv.batches_created == 1 and srv.requests_received == 0
         assert "'ok': 6" in out and "BATCHES 0" in out
     assert json.loads(journal[0].read_text())["state"] == "collected"
+
+
+def test_a_rate_limit_group_is_one_snakemake_resource():
+    from sumjudge.judge.spec import judge_resources, judge_specs, resource_name
+    specs = judge_specs({"judges": {
+        "a": {"model": "m", "base_url": "http://x/v1", "max_concurrency": 8, "rate_limit_group": "acct"},
+        "b": {"model": "n", "base_url": "http://x/v1", "max_concurrency": 4, "rate_limit_group": "acct"},
+        "c": {"model": "m", "base_url": "http://y/v1", "max_concurrency": 2}}})
+    assert resource_name(specs["a"]) == resource_name(specs["b"]) == "judge_group_acct"
+    assert judge_resources(specs) == {"judge_group_acct": 8, "judge_c": 2}

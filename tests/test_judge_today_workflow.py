@@ -52,7 +52,8 @@ def workdir(tmp_path_factory, server):
     wd = tmp_path_factory.mktemp("judge-today")
     cfg = {"judges": {"o-mini": {**REASONING, "base_url": server.url, "temperature": 0},
                       "o-live": {**REASONING, "base_url": server.url},
-                      "o-batch": {**REASONING, "base_url": server.url, "mode": "batch",
+                      # seed 1: other cache keys than o-live's (the fake's replies do not depend on it)
+                      "o-batch": {**REASONING, "base_url": server.url, "seed": 1, "mode": "batch",
                                   "batch": {"poll_s": 0.05}}},
            "judge": {"run": ["o-live"]}}
     (wd / "today.yaml").write_text(yaml.safe_dump(cfg))
@@ -79,7 +80,7 @@ def test_configured_right_every_unit_is_ok_with_cached_and_reasoning_tokens(work
         assert (t["status"] == "ok").all(), (dataset, variant, t["invalid_reason"].value_counts())
         u = usage(workdir, "o-live", dataset, variant)
         assert u["reasoning_tokens"] == 64 * u["replies_received"]  # the fake's effort-low spend
-        assert u["cached_input_tokens"] == int(t["cached_input_tokens"].sum())
+        assert u["total_cached_input_tokens"] == int(t["cached_input_tokens"].sum())
         sent += u["requests_sent"]
         cached += u["cached_input_tokens"]
         reasoning += u["reasoning_tokens"]
