@@ -360,3 +360,20 @@ def test_a_rate_limit_group_is_one_snakemake_resource():
         "c": {"model": "m", "base_url": "http://y/v1", "max_concurrency": 2}}})
     assert resource_name(specs["a"]) == resource_name(specs["b"]) == "judge_group_acct"
     assert judge_resources(specs) == {"judge_group_acct": 8, "judge_c": 2}
+
+
+def test_tables_8_and_9_count_replies_without_content(tmp_path):
+    from sumjudge.tables.inputs import load_judge_run
+    from sumjudge.tables.replies import invalid_examples, invalid_rates
+    from sumjudge.tables.settings import TableSettings
+    with FakeOpenAIServer(faults={"FNULL": ["null_content"]}) as srv:
+        table, _ = run(units(4, {2: "FNULL"}), spec(srv.url, **PRICES), tmp_path / "c")
+    path = tmp_path / "results/judge/o-mini/summeval/base.parquet"
+    path.parent.mkdir(parents=True)
+    table.to_parquet(path)
+    r = load_judge_run(path, ["consistency", "relevance", "fluency", "coherence"])
+    settings = TableSettings(bootstrap_resamples=10, permutation_resamples=10, seed=1)
+    t8 = invalid_examples([r], settings)
+    assert t8["category"].tolist() == ["no_content"] and t8["n_in_group"].tolist() == [1]
+    t9 = invalid_rates([r], settings)
+    assert t9["n_invalid"].tolist() == [1] and t9["value"].tolist() == [0.25]
