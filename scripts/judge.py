@@ -32,7 +32,7 @@ except (FatalJudgeError, EmbeddedError, TemplateError) as err:
     log.error("%s", err)
     sys.exit(1)
 
-failed = retryable_errors(table)
+failed = retryable_errors(table)  # every api_error, of any kind
 if len(failed) and not p.allow_api_errors:
     log.error("%s/%s/%s: %d of %d requests still failed after %s retries (%s). The %d replies received "
               "are cached: run again to retry only the failed ones, or set judge.allow_api_errors: true "
@@ -48,8 +48,10 @@ write_parquet(table, snakemake.output.table, {
     "prompt_sha256": template.sha256, "order": p.order,
     "status": usage["status"], "requests_sent": usage["requests_sent"], "cache_hits": usage["cache_hits"]})
 write_json(usage, snakemake.output.usage)
-log.info("%s/%s/%s: %d rows (%s); %d requests sent, %d cache hits, %d+%d tokens, $%.4f",
+log.info("%s/%s/%s: %d rows (%s); %d requests sent, %d batches submitted, %d cache hits, %d+%d tokens "
+         "(%d cached, %d reasoning), cost %s",
          wc.judge, wc.dataset, wc.variant, len(table),
          ", ".join(f"{k} {v}" for k, v in usage["status"].items()),
-         usage["requests_sent"], usage["cache_hits"], usage["input_tokens"], usage["output_tokens"],
-         usage["cost_usd"])
+         usage["requests_sent"], usage["batches_submitted"], usage["cache_hits"], usage["input_tokens"],
+         usage["output_tokens"], usage["cached_input_tokens"], usage["reasoning_tokens"],
+         "unknown (no price configured)" if usage["cost_usd"] is None else f"${usage['cost_usd']:.4f}")

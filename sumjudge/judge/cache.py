@@ -37,8 +37,13 @@ def request_key(identity: dict[str, Any]) -> str:
     return hashlib.sha256(canonical({"cache_format": CACHE_FORMAT, **identity}).encode()).hexdigest()
 
 
-def make_entry(key: str, identity: dict[str, Any], completion: dict[str, Any], latency_s: float) -> dict[str, Any]:
-    """The stored value: whitelisted fields of an OpenAI chat completion (as a dict)."""
+def make_entry(key: str, identity: dict[str, Any], completion: dict[str, Any], latency_s: float, *,
+               via: str = "live", batch_id: str | None = None, cost_usd: float | None = None) -> dict[str, Any]:
+    """The stored value: whitelisted fields of an OpenAI chat completion (as a dict),
+    with the whole ``usage`` object as the server returned it (cached and reasoning
+    token details included), the service tier, how the reply was obtained (``via``:
+    ``live`` or ``batch``, and the batch id) and what it cost when it was made
+    (``cost_usd``; None when the judge has no configured price)."""
     choice = (completion.get("choices") or [{}])[0]
     message = choice.get("message") or {}
     usage = completion.get("usage") or {}
@@ -48,8 +53,11 @@ def make_entry(key: str, identity: dict[str, Any], completion: dict[str, Any], l
         "request": identity,
         "reply": message.get("content"),
         "finish_reason": choice.get("finish_reason"),
-        "usage": {"prompt_tokens": usage.get("prompt_tokens"),
-                  "completion_tokens": usage.get("completion_tokens")},
+        "usage": json.loads(json.dumps(usage)) if isinstance(usage, dict) else {},
+        "service_tier": completion.get("service_tier"),
+        "via": via,
+        "batch_id": batch_id,
+        "cost_usd": cost_usd,
         "model": completion.get("model"),
         "system_fingerprint": completion.get("system_fingerprint"),
         "response_id": completion.get("id"),

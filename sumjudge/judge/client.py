@@ -2,15 +2,22 @@
 
 - bounded concurrency (``max_concurrency`` requests in flight) and optional
   requests/tokens-per-minute pacing;
-- exponential backoff with jitter that honours ``retry-after`` (and
-  ``retry-after-ms``) on 429, on 5xx, timeouts, dropped connections and malformed
-  bodies;
+- exponential backoff with jitter that honours ``retry-after-ms``, ``retry-after``
+  and a gateway's ``llm_provider-retry-after`` (and, on a 429 without them,
+  ``x-ratelimit-reset-requests`` / ``-tokens``) on 429, on 5xx, timeouts, dropped
+  connections and malformed bodies; the token bucket is reconciled with each
+  reply's real usage;
 - errors that retrying cannot fix are classified and not retried: per unit
   (``context_length``, ``bad_request``) the unit ends ``api_error``; for the whole
-  judge (``auth``, ``permission``, ``quota``, ``unknown_model``) the run stops with
-  :class:`FatalJudgeError`, whose message names the judge and the config key;
-- the first request that is not cached is sent alone, so a wrong key or a retired
-  model costs one request, not ``max_concurrency``;
+  judge (``auth``, ``permission``, ``quota``, ``unknown_model``, ``invalid_request``:
+  a parameter the model does not accept) the run stops with
+  :class:`FatalJudgeError`, whose message names the judge, the request field and
+  the config key;
+- the first request that is not cached is sent alone, so a wrong key, a retired
+  model or a parameter the model rejects costs one request, not ``max_concurrency``:
+  any 400 on it (other than context length / content filter) stops the run;
+- a reply whose content is null or empty is a reply (it was paid for): cached, not
+  retried (run.py makes it ``invalid``: ``no_content`` / ``reasoning_budget``);
 - every reply is written to the cache the moment it arrives.
 
 The SDK's own retries are switched off (``max_retries=0``) so that every attempt is
@@ -20,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import json
 import logging
 import random
 import re
@@ -30,13 +38,19 @@ from typing import Any, Callable
 import openai
 
 from .cache import ResponseCache, make_entry
-from .spec import cost_usd
+from .spec import cost_usd, usage_tokens
 
 log = logging.getLogger(__name__)
 
 TRANSIENT = {"rate_limit", "server_error", "timeout", "connection", "malformed_response"}
 PER_UNIT = {"context_length", "bad_request", "content_filter"}
-FATAL = {"auth", "permission", "quota", "unknown_model", "server_died"}
+FATAL = {"auth", "permission", "quota", "unknown_model", "server_died", "invalid_request"}
+
+# request field -> the judges.<name> config key that sets it
+PARAM_KEYS = {"temperature": "temperature", "max_tokens": "max_tokens",
+              "max_completion_tokens": "max_completion_tokens", "reasoning_effort": "reasoning_effort",
+              "top_p": "top_p", "seed": "seed", "logprobs": "top_logprobs", "top_logprobs": "top_logprobs",
+              "model": "model"}
 
 
 class FatalJudgeError(RuntimeError):
@@ -76,8 +90,27 @@ class Stats:
     retries: int = 0
     input_tokens: int = 0           # of fresh replies
     output_tokens: int = 0
-    cost_usd: float = 0.0
+    cached_input_tokens: int = 0    # prompt tokens the server had cached (part of input_tokens)
+    reasoning_tokens: int = 0       # completion tokens spent thinking (part of output_tokens)
+    cost_usd: float = 0.0           # of fresh replies whose price is known
+    cost_unknown: int = 0           # fresh replies without a configured price
+    batches_submitted: int = 0      # Batch API batches created by this run
+    batch_requests: int = 0         # replies that came through the Batch API in this run
     errors: dict[str, int] = field(default_factory=dict)
+
+    def add_reply(self, entry: dict[str, Any]) -> None:
+        t = usage_tokens(entry.get("usage"))
+        self.done += 1
+        self.input_tokens += t["input"]
+        self.output_tokens += t["output"]
+        self.cached_input_tokens += t["cached_input"]
+        self.reasoning_tokens += t["reasoning"]
+        if entry.get("cost_usd") is None:
+            self.cost_unknown += 1
+        else:
+            self.cost_usd += entry["cost_usd"]
+        if entry.get("via") == "batch":
+            self.batch_requests += 1
 
 
 _SECRET_LIKE = re.compile(r"\b(sk-[A-Za-z0-9*_\-]{4,})")
@@ -91,18 +124,27 @@ def scrub(text: str, secret: str | None) -> str:
     return _SECRET_LIKE.sub("sk-***", text)
 
 
-def _retry_after(err: Exception) -> float | None:
-    response = getattr(err, "response", None)
-    headers = getattr(response, "headers", None)
-    if not headers:
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
+_DURATION_S = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
+
+
+def parse_duration(value: str | None) -> float | None:
+    """Seconds in OpenAI's ``x-ratelimit-reset-*`` format (``6m0s``, ``20ms``, ``1s``,
+    ``1h2m3.5s``) or a plain number of seconds; None if it is neither."""
+    if value is None:
         return None
-    ms = headers.get("retry-after-ms")
-    if ms:
-        try:
-            return max(0.0, float(ms) / 1000)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
+    value = str(value).strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    parts = _DURATION.findall(value)
+    if not parts or "".join(n + u for n, u in parts) != value:
+        return None
+    return sum(float(n) * _DURATION_S[u] for n, u in parts)
+
+
+def _seconds(value: str | None) -> float | None:
     if not value:
         return None
     try:
@@ -113,6 +155,43 @@ def _retry_after(err: Exception) -> float | None:
             return max(0.0, when.timestamp() - time.time())
         except (TypeError, ValueError):
             return None
+
+
+def retry_after_headers(headers: Any, rate_limited: bool = False) -> float | None:
+    """How long the server asks us to wait: ``retry-after-ms``, ``retry-after``, a
+    gateway's ``llm_provider-retry-after`` (LiteLLM renames the upstream header); on a
+    429 without any of them, the reset time of the exhausted ``x-ratelimit-*`` limit
+    (requests and/or tokens; both when neither says which is exhausted)."""
+    if not headers:
+        return None
+    for name, scale in (("retry-after-ms", 0.001), ("llm_provider-retry-after-ms", 0.001)):
+        value = headers.get(name)
+        if value:
+            try:
+                return max(0.0, float(value) * scale)
+            except ValueError:
+                pass
+    for name in ("retry-after", "llm_provider-retry-after"):
+        seconds = _seconds(headers.get(name))
+        if seconds is not None:
+            return seconds
+    if not rate_limited:
+        return None
+    resets = {}
+    for what in ("requests", "tokens"):
+        reset = parse_duration(headers.get(f"x-ratelimit-reset-{what}"))
+        if reset is not None:
+            resets[what] = reset
+    if not resets:
+        return None
+    exhausted = [w for w in resets if str(headers.get(f"x-ratelimit-remaining-{w}", "")).strip() == "0"]
+    return max(resets[w] for w in (exhausted or resets))
+
+
+def _retry_after(err: Exception) -> float | None:
+    response = getattr(err, "response", None)
+    return retry_after_headers(getattr(response, "headers", None),
+                               rate_limited=getattr(err, "status_code", None) == 429)
 
 
 def _error_text(err: Exception) -> str:
@@ -128,12 +207,60 @@ def _error_text(err: Exception) -> str:
 _CONTEXT = re.compile(r"context[_ ]length|maximum context|context window|too many tokens|"
                       r"exceed(?:s|ed)? (?:the )?(?:context|maximum)|prompt is too long", re.IGNORECASE)
 _MODEL = re.compile(r"model[_ ]not[_ ]found|does not exist|no such model|unknown model|model .* not (?:found|served)|"
-                    r"not a valid model", re.IGNORECASE)
+                    r"not a valid model|invalid model name", re.IGNORECASE)
+# what a gateway (LiteLLM's proxy) answers with 400 for a key it cannot check
+_GATEWAY_AUTH = re.compile(r"no connected db|authentication error|invalid (?:proxy server )?token|"
+                           r"virtual key|invalid api key|api key (?:is )?(?:not valid|invalid)", re.IGNORECASE)
+_INVALID_PARAM_CODES = {"unsupported_parameter", "unsupported_value", "invalid_parameter", "unknown_parameter"}
+
+
+def error_fields(body: Any) -> dict[str, Any]:
+    """The ``error`` object of an error body (OpenAI's ``{"error": {message, type, param,
+    code}}``, or the inner object the SDK keeps), as a dict of strings or None."""
+    inner = body.get("error", body) if isinstance(body, dict) else body
+    if not isinstance(inner, dict):
+        return {"message": None if inner is None else str(inner)}
+    return {k: (None if inner.get(k) in (None, "None", "") else str(inner.get(k)))
+            for k in ("message", "type", "param", "code")}
+
+
+def classify_status(status: int, body: Any, headers: Any = None) -> tuple[str, float | None]:
+    """(kind, retry-after seconds or None) for an HTTP error answer; used for live
+    requests and for the error lines of a batch alike."""
+    if isinstance(body, dict) and "error" not in body and "message" not in body and "code" not in body:
+        text = json.dumps(body)[:1000]
+    else:
+        f = error_fields(body)
+        text = " ".join(v for v in (f.get("code"), f.get("type"), f.get("message")) if v) or str(body)
+    fields = error_fields(body)
+    if status == 429:
+        if re.search(r"insufficient_quota|exceeded your current quota|billing", text, re.IGNORECASE):
+            return "quota", None
+        return "rate_limit", retry_after_headers(headers, rate_limited=True)
+    if status == 401:
+        return "auth", None
+    if status == 403:
+        return "permission", None
+    if status == 404 or (status in (400, 422) and _MODEL.search(text)):
+        return "unknown_model", None
+    if status in (400, 413, 422):
+        if _CONTEXT.search(text):
+            return "context_length", None
+        if re.search(r"content[_ ]filter|content management policy", text, re.IGNORECASE):
+            return "content_filter", None
+        if fields.get("type") == "auth_error" or _GATEWAY_AUTH.search(text):
+            return "auth", None
+        if fields.get("code") in _INVALID_PARAM_CODES or re.search(r"unsupported (?:parameter|value)", text, re.I) \
+                or fields.get("type") == "invalid_request_error":
+            return "invalid_request", None
+        return "bad_request", None
+    if status in (408, 409) or status >= 500:
+        return ("timeout" if status == 408 else "server_error"), retry_after_headers(headers)
+    return "bad_request", None
 
 
 def classify(err: Exception) -> tuple[str, float | None]:
     """(kind, retry-after seconds or None) for an exception of the openai SDK."""
-    text = _error_text(err)
     if isinstance(err, openai.APITimeoutError):
         return "timeout", None
     if isinstance(err, openai.APIConnectionError):
@@ -141,26 +268,8 @@ def classify(err: Exception) -> tuple[str, float | None]:
     if isinstance(err, openai.APIResponseValidationError):
         return "malformed_response", None
     if isinstance(err, openai.APIStatusError):
-        status = err.status_code
-        if status == 429:
-            if re.search(r"insufficient_quota|exceeded your current quota|billing", text, re.IGNORECASE):
-                return "quota", None
-            return "rate_limit", _retry_after(err)
-        if status == 401:
-            return "auth", None
-        if status == 403:
-            return "permission", None
-        if status == 404 or (status in (400, 422) and _MODEL.search(text)):
-            return "unknown_model", None
-        if status in (400, 413, 422):
-            if _CONTEXT.search(text):
-                return "context_length", None
-            if re.search(r"content[_ ]filter|content management policy", text, re.IGNORECASE):
-                return "content_filter", None
-            return "bad_request", None
-        if status in (408, 409) or status >= 500:
-            return ("timeout" if status == 408 else "server_error"), _retry_after(err)
-        return "bad_request", None
+        return classify_status(err.status_code, getattr(err, "body", None),
+                               getattr(getattr(err, "response", None), "headers", None))
     if isinstance(err, (ValueError, TypeError, KeyError, AttributeError)):
         # the SDK could not make sense of the body (invalid JSON, missing fields)
         return "malformed_response", None
@@ -184,9 +293,46 @@ def _completion_dict(completion: Any) -> dict[str, Any]:
     content = message.get("content")
     if content is None and message.get("refusal"):
         message["content"] = message["refusal"]  # the model refused: that is a reply
-    elif not isinstance(content, str):
+    elif content is not None and not isinstance(content, str):
         raise ValueError("chat completion message without text content")
+    # content null or "" is a reply too (a thinking model that spent its budget): it was
+    # paid for, so it is cached and never retried; run.py makes it invalid
     return data
+
+
+def request_body(req: "Request") -> dict[str, Any]:
+    """The JSON body of a chat-completions request: what the SDK sends live and what a
+    batch line carries (``extra_body`` fields merged in at the top level)."""
+    params = dict(req.params)
+    extra = params.pop("extra_body", None) or {}
+    return {"messages": req.messages, **params, **extra}
+
+
+def invalid_request_message(spec: dict[str, Any], fields: dict[str, Any], base_url: str, first: bool) -> str:
+    """One message naming the judge, the request field and the config key that sets it."""
+    name = spec["name"]
+    text = fields.get("message") or ""
+    param = fields.get("param")
+    if not param:
+        m = re.search(r"'([a-z_]+)'", text)
+        param = m.group(1) if m else None
+    said = f"(judge '{name}'; the server at {base_url} said: {text})"
+    extra = spec.get("extra_body") or {}
+    if param in extra:
+        return (f"judges.{name}.extra_body.{param}: this model accepts no {param}; remove it from "
+                f"judges.{name}.extra_body {said}")
+    if param == "max_tokens":
+        return (f"judges.{name}.max_tokens: this model accepts no max_tokens; set it to null and set "
+                f"judges.{name}.max_completion_tokens instead {said}")
+    if param == "temperature":
+        return f"judges.{name}.temperature: this model accepts no temperature; set it to null {said}"
+    if param in PARAM_KEYS:
+        key = PARAM_KEYS[param]
+        return (f"judges.{name}.{key}: this model does not accept {param}={spec.get(key)!r}; set "
+                f"judges.{name}.{key} to null or to a value it accepts {said}")
+    where = "the first request" if first else "a request"
+    return (f"judges.{name}: the server rejected {where} as invalid for every unit (field: {param or 'not named'}); "
+            f"check judges.{name}.model, judges.{name}.base_url and the request settings {said}")
 
 
 class Pacer:
@@ -204,6 +350,12 @@ class Pacer:
 
     def pause(self, seconds: float) -> None:
         self.pause_until = max(self.pause_until, time.monotonic() + seconds)
+
+    def reconcile(self, estimated: int, actual: int) -> None:
+        """A reply's real usage replaces the estimate charged when it started (the
+        bucket may go below zero: later requests then wait for the debt)."""
+        if self.tpm:
+            self.budget = min(self.tpm, self.budget + min(float(estimated), self.tpm) - float(actual))
 
     async def acquire(self, tokens: int = 0) -> None:
         async with self._lock:  # FIFO: requests keep their order (article order)
@@ -268,7 +420,7 @@ class RequestLayer:
                                         timeout=float(self.spec["timeout_s"]))
             try:
                 # the first request alone: a bad key or a retired model costs one request
-                results[todo[0].key] = await self._one(client, todo[0], asyncio.Semaphore(1))
+                results[todo[0].key] = await self._one(client, todo[0], asyncio.Semaphore(1), first=True)
                 sem = asyncio.Semaphore(int(self.spec["max_concurrency"]))
                 tasks = [asyncio.ensure_future(self._one(client, r, sem)) for r in todo[1:]]
                 try:
@@ -287,7 +439,8 @@ class RequestLayer:
 
     # -- one request with retries
 
-    async def _one(self, client: openai.AsyncOpenAI, req: Request, sem: asyncio.Semaphore) -> Result:
+    async def _one(self, client: openai.AsyncOpenAI, req: Request, sem: asyncio.Semaphore,
+                   first: bool = False) -> Result:
         spec = self.spec
         max_retries = int(spec["max_retries"])
         kind = message = None
@@ -313,18 +466,24 @@ class RequestLayer:
                 except Exception as err:  # noqa: BLE001 - every error is classified below
                     kind, retry_after = classify(err)
                     message = scrub(f"{type(err).__name__}: {_error_text(err)}", self._api_key)[:500]
+                    fields = error_fields(getattr(err, "body", None))
+                    if kind == "bad_request" and first and getattr(err, "status_code", None) == 400:
+                        kind = "invalid_request"  # a 400 on the first request: every request would get it
+                    self.pacer.reconcile(req.est_tokens, 0)
                 else:
-                    entry = make_entry(req.key, req.identity, data, time.monotonic() - t0)
+                    entry = make_entry(req.key, req.identity, data, time.monotonic() - t0,
+                                       cost_usd=cost_usd(spec, data.get("usage")))
                     self.cache.put(req.key, entry)
-                    usage = entry["usage"]
-                    self.stats.done += 1
-                    self.stats.input_tokens += usage.get("prompt_tokens") or 0
-                    self.stats.output_tokens += usage.get("completion_tokens") or 0
-                    self.stats.cost_usd += cost_usd(spec, usage.get("prompt_tokens"), usage.get("completion_tokens"))
+                    self.stats.add_reply(entry)
+                    t = usage_tokens(entry.get("usage"))
+                    self.pacer.reconcile(req.est_tokens, t["input"] + t["output"])
                     result = Result(req.key, entry, attempts=attempt + 1)
                     self._notify(result)
                     return result
             self.stats.errors[kind] = self.stats.errors.get(kind, 0) + 1
+            if kind == "invalid_request":
+                fields = {k: (scrub(v, self._api_key) if v else v) for k, v in fields.items()}
+                raise FatalJudgeError(kind, invalid_request_message(spec, fields, self.base_url, first))
             if kind in FATAL:
                 raise FatalJudgeError(kind, self._fatal_message(kind, message))
             if kind in ("connection", "timeout", "server_error") and self._health and (dead := self._health()):
@@ -355,7 +514,8 @@ class RequestLayer:
         if kind == "auth":
             where = f"environment variable {spec['api_key_env']}" if spec.get("api_key_env") else "the key"
             return (f"judge '{name}': the server at {self.base_url} rejected the API key from {where} "
-                    f"(config key judges.{name}.api_key_env). Server said: {message}")
+                    f"(config key judges.{name}.api_key_env; a gateway such as LiteLLM's proxy answers 400 "
+                    f"for a key it cannot check). Server said: {message}")
         if kind == "quota":
             return f"judge '{name}': the account behind judges.{name}.api_key_env has no quota left. Server said: {message}"
         return f"judge '{name}': {kind} error from {self.base_url}: {message}"

@@ -3,14 +3,26 @@
 For every judge, dataset and prompt variant: how many requests the pipeline would
 send (replies already in the cache are free), their prompt tokens (about 4
 characters a token, plus a few tokens of chat formatting per message), an expected
-and a worst-case (``max_tokens``) number of completion tokens, and the USD these
-come to at the judge's configured prices.
+and a worst-case (``max_tokens`` / ``max_completion_tokens``) number of completion
+tokens, and the USD these come to at the judge's configured prices.
+
+Discounts, each stated in the table's ``assumes`` column:
+
+- ``batch``: a judge in ``mode: batch`` pays ``batch_price_factor`` of the price;
+- cached prefixes: prompts sent in article order share the article's prefix with
+  the previous prompt; with ``cached_prefix=True`` (``--cached-prefix``) those shared
+  tokens are priced at ``price_cached_input_per_1k`` when the prompt reaches
+  ``CACHE_MIN_TOKENS`` (OpenAI caches prefixes of >= 1024 tokens, in blocks of 128).
+  Off by default: whether the server caches is not known before the bill.
+
+A judge without prices has cost null (unknown), never 0.
 
     snakemake --cores 1 judge_cost_estimate        # -> results/judge/cost_estimate.csv
     python -m sumjudge.judge.estimate [--configfile config.yaml ...]   # prints the table
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -20,11 +32,15 @@ from .cache import ResponseCache
 from .prompts import load_template
 from .protocols import protocol, prompt_file
 from .run import estimate_tokens, plan_requests
+from .spec import UNCAPPED_OUTPUT_TOKENS, completion_cap, priced
 
 CHAT_OVERHEAD_TOKENS = 7  # per message: role markers and separators
 
 # typical completion length when the judge does what it is asked
 EXPECTED_OUTPUT_TOKENS = {"likert": 40, "pairwise": 4, "binary": 2}
+
+CACHE_MIN_TOKENS = 1024   # OpenAI's prompt caching: prompts of at least this many tokens ...
+CACHE_BLOCK_TOKENS = 128  # ... have their shared prefix cached in blocks of this many
 
 
 def expected_output_tokens(proto: str, row: dict[str, Any], max_tokens: int) -> int:
@@ -35,36 +51,78 @@ def expected_output_tokens(proto: str, row: dict[str, Any], max_tokens: int) -> 
     return min(n, max_tokens)
 
 
+def _prompt_text(messages: list[dict[str, str]]) -> str:
+    return "\n".join(m["content"] for m in messages)
+
+
+def shared_prefix_tokens(prev: str | None, text: str, tokens: int) -> int:
+    """Prompt tokens a server with prompt caching would have cached: the prefix shared
+    with the previous prompt, in whole blocks, for prompts of CACHE_MIN_TOKENS or more."""
+    if prev is None or tokens < CACHE_MIN_TOKENS:
+        return 0
+    n = len(os.path.commonprefix([prev, text]))
+    return min(estimate_tokens(text[:n]) if n else 0, tokens) // CACHE_BLOCK_TOKENS * CACHE_BLOCK_TOKENS
+
+
 def estimate(tables: dict[str, pd.DataFrame], specs: dict[str, dict[str, Any]],
-             variants: dict[str, list[str]], cache_dir: str, prompt_dir: str = "prompts") -> pd.DataFrame:
+             variants: dict[str, list[str]], cache_dir: str, prompt_dir: str = "prompts",
+             cached_prefix: bool = False) -> pd.DataFrame:
     cache = ResponseCache(cache_dir)
     rows = []
     for name, spec in specs.items():
+        cap = completion_cap(spec)
+        cap = UNCAPPED_OUTPUT_TOKENS if cap is None else cap
         for dataset, df in tables.items():
             records = df.to_dict("records")
             proto = protocol(dataset)
             for variant in variants[dataset]:
                 template = load_template(Path(prompt_dir) / Path(prompt_file(dataset, variant)).name)
-                planned = plan_requests(df, dataset, template, spec, order="dataset")
+                # article order: what the judge sends, and what a prefix cache sees
+                planned = plan_requests(df, dataset, template, spec, order="article")
                 todo = [p for p in planned if p.request.key not in cache]
-                inp = sum(sum(estimate_tokens(m["content"]) + CHAT_OVERHEAD_TOKENS for m in p.request.messages)
-                          for p in todo)
-                out = sum(expected_output_tokens(proto, records[p.row], int(spec["max_tokens"])) for p in todo)
-                worst = len(todo) * int(spec["max_tokens"])
-                pin, pout = spec["price_input_per_1k"] / 1000, spec["price_output_per_1k"] / 1000
-                rows.append({"judge": name, "model": spec["model"], "dataset": dataset, "variant": variant,
-                             "requests": len(planned), "cached": len(planned) - len(todo),
-                             "to_send": len(todo), "input_tokens": inp, "output_tokens_expected": out,
-                             "output_tokens_max": worst,
-                             "cost_usd_expected": round(inp * pin + out * pout, 4),
-                             "cost_usd_max": round(inp * pin + worst * pout, 4)})
+                inp = shared = 0
+                prev = None
+                for p in todo:
+                    tokens = sum(estimate_tokens(m["content"]) + CHAT_OVERHEAD_TOKENS for m in p.request.messages)
+                    text = _prompt_text(p.request.messages)
+                    inp += tokens
+                    shared += shared_prefix_tokens(prev, text, tokens)
+                    prev = text
+                out = sum(expected_output_tokens(proto, records[p.row], cap) for p in todo)
+                worst = len(todo) * cap
+                assumes = []
+                row = {"judge": name, "model": spec["model"], "dataset": dataset, "variant": variant,
+                       "requests": len(planned), "cached": len(planned) - len(todo),
+                       "to_send": len(todo), "input_tokens": inp, "cached_prefix_tokens": shared,
+                       "output_tokens_expected": out, "output_tokens_max": worst}
+                if priced(spec):
+                    pin, pout = spec["price_input_per_1k"] / 1000, spec["price_output_per_1k"] / 1000
+                    pcached = pin if spec.get("price_cached_input_per_1k") is None \
+                        else spec["price_cached_input_per_1k"] / 1000
+                    factor = 1.0
+                    if spec.get("mode") == "batch":
+                        factor = float(spec["batch_price_factor"])
+                        assumes.append(f"batch x{factor:g}")
+                    input_cost = inp * pin
+                    if cached_prefix:
+                        input_cost = (inp - shared) * pin + shared * pcached
+                        assumes.append("cached prefixes")
+                    row["cost_usd_expected"] = round((input_cost + out * pout) * factor, 4)
+                    row["cost_usd_max"] = round((input_cost + worst * pout) * factor, 4)
+                else:
+                    row["cost_usd_expected"] = row["cost_usd_max"] = None
+                    assumes.append("no price configured: cost unknown")
+                row["assumes"] = ", ".join(assumes) or "live, list prices"
+                rows.append(row)
     return pd.DataFrame(rows)
 
 
 def summary(table: pd.DataFrame) -> pd.DataFrame:
-    cols = ["requests", "cached", "to_send", "input_tokens", "output_tokens_expected", "output_tokens_max",
-            "cost_usd_expected", "cost_usd_max"]
-    return table.groupby(["judge", "model"], sort=False)[cols].sum().reset_index()
+    cols = ["requests", "cached", "to_send", "input_tokens", "cached_prefix_tokens", "output_tokens_expected",
+            "output_tokens_max", "cost_usd_expected", "cost_usd_max"]
+    out = table.groupby(["judge", "model"], sort=False)[cols].sum(min_count=1).reset_index()
+    out["assumes"] = table.groupby(["judge", "model"], sort=False)["assumes"].first().values
+    return out
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -79,6 +137,8 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--configfile", action="append", default=[], help="config files, later ones win")
     ap.add_argument("--results", default="results", help="where results/data lives")
+    ap.add_argument("--cached-prefix", action="store_true",
+                    help="price the prompt prefix shared with the previous prompt at the cached-input price")
     args = ap.parse_args(argv)
     config: dict[str, Any] = {}
     for path in args.configfile or ["config.yaml"]:
@@ -93,7 +153,8 @@ def main(argv: list[str] | None = None) -> None:
             raise SystemExit(f"{path} is missing: build it first (snakemake {path})")
         tables[d] = pd.read_parquet(path)
     variants = {d: [v for v in jc["summeval_variants"]] if d == "summeval" else list(VARIANTS[d]) for d in datasets}
-    table = estimate(tables, specs, variants, jc["cache_dir"], jc.get("prompt_dir") or "prompts")
+    table = estimate(tables, specs, variants, jc["cache_dir"], jc.get("prompt_dir") or "prompts",
+                     cached_prefix=args.cached_prefix)
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         print(table.to_string(index=False))
         print()

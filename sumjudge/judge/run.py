@@ -19,12 +19,13 @@ from typing import Any, Callable, Iterator
 import pandas as pd
 
 from .cache import ResponseCache, request_key
-from .client import FatalJudgeError, PER_UNIT, Request, RequestLayer, Result, Stats
+from .client import FatalJudgeError, Request, RequestLayer, Result, Stats
 from .embedded import DUMMY_KEY, assemble, llama_server
 from .parse import parse_reply, weighted_likert
 from .prompts import Template, check_template, load_template, prompt_hash, unit_fields
 from .protocols import GROUP_COLUMN, LIKERT_DIMENSIONS, label_columns, protocol
-from .spec import cost_usd, request_params, server_identity
+from .spec import UNCAPPED_OUTPUT_TOKENS, completion_cap, cost_usd, priced, request_params, server_identity, \
+    usage_tokens
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +78,8 @@ def plan_requests(df: pd.DataFrame, dataset: str, template: Template, spec: dict
     for row in unit_order(df, dataset, order):
         messages = template.render(unit_fields(dataset, records[row]))
         phash = prompt_hash(messages)
-        est = sum(estimate_tokens(m["content"]) for m in messages) + int(spec["max_tokens"])
+        cap = completion_cap(spec)
+        est = sum(estimate_tokens(m["content"]) for m in messages) + (UNCAPPED_OUTPUT_TOKENS if cap is None else cap)
         for sample in range(int(spec["samples"])):
             params = request_params(spec, sample)
             identity = {"server": server, "messages": messages, "params": params, "sample": sample}
@@ -99,8 +101,10 @@ class Progress:
                             mininterval=0.5 if sys.stderr.isatty() else 10)
 
     def line(self, s: Stats) -> str:
-        return (f"done {s.done}, cached {s.cache_hits}, failed {s.failed}, sent {s.requests_sent}, "
-                f"tokens {s.input_tokens}+{s.output_tokens}, cost ${s.cost_usd:.4f}")
+        cost = f"${s.cost_usd:.4f}" if not s.cost_unknown else "unknown (no price configured)"
+        batch = f", batches {s.batches_submitted}" if s.batches_submitted or s.batch_requests else ""
+        return (f"done {s.done}, cached {s.cache_hits}, failed {s.failed}, sent {s.requests_sent}{batch}, "
+                f"tokens {s.input_tokens}+{s.output_tokens}, cost {cost}")
 
     def __call__(self, result: Result, stats: Stats) -> None:
         if self.bar is not None:
@@ -158,7 +162,12 @@ def judge_dataset(df: pd.DataFrame, dataset: str, variant: str, template: Templa
         if missing:
             log.info("%s: %d of %d requests not cached", label, len(missing), len(requests))
             with endpoint(spec, model_dir, server_log) as (url, key, health):
-                layer = RequestLayer(spec, url, key, cache, on_result=bar, health=health)
+                if spec.get("mode") == "batch":
+                    from .batch import BatchRunner
+                    layer = BatchRunner(spec, url, key, cache, on_result=bar, label=label,
+                                        progress=progress)
+                else:
+                    layer = RequestLayer(spec, url, key, cache, on_result=bar, health=health)
                 results = layer.run(requests)
         else:
             layer = RequestLayer(spec, "(cache only)", "", cache, on_result=bar)
@@ -167,7 +176,31 @@ def judge_dataset(df: pd.DataFrame, dataset: str, variant: str, template: Templa
         bar.close(layer.stats if "layer" in locals() else Stats())
     table = build_table(df, dataset, planned, results, spec, proto)
     usage = usage_summary(table, layer.stats, spec, dataset, variant, template, time.monotonic() - t0)
+    if usage["mixed_snapshots"]:
+        log.warning("%s: the replies come from %d model snapshots (model id / system fingerprint): %s",
+                    label, len(usage["models_seen"]),
+                    "; ".join(f"{m['model']} {m['system_fingerprint']}: {m['count']}" for m in usage["models_seen"]))
     return table, usage
+
+
+def no_content_reason(entry: dict[str, Any]) -> str | None:
+    """``no_content`` for a reply whose content is null or empty, ``reasoning_budget``
+    when it was cut by the token limit after spending reasoning tokens; None if the
+    reply has text. (Classified here, before the protocol's parser.)"""
+    reply = entry.get("reply")
+    if reply is not None and str(reply).strip():
+        return None
+    if entry.get("finish_reason") == "length" and usage_tokens(entry.get("usage"))["reasoning"] > 0:
+        return "reasoning_budget"
+    return "no_content"
+
+
+def entry_cost(spec: dict[str, Any], entry: dict[str, Any]) -> float | None:
+    """What a reply cost when it was made (stored in the entry); entries written
+    before costs were stored are priced at today's config (as live replies)."""
+    if "cost_usd" in entry:
+        return entry["cost_usd"]
+    return cost_usd(spec, entry.get("usage"), entry.get("via") or "live")
 
 
 def build_table(df: pd.DataFrame, dataset: str, planned: list[Planned], results: list[Result],
@@ -183,20 +216,29 @@ def build_table(df: pd.DataFrame, dataset: str, planned: list[Planned], results:
         if entry is None:
             row.update({"status": "api_error", "invalid_reason": None, **{c: None for c in labels},
                         "error_kind": res.error_kind, "error": res.error, "reply": None,
-                        "finish_reason": None, "input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0})
+                        "finish_reason": None, "input_tokens": 0, "output_tokens": 0,
+                        "cached_input_tokens": 0, "reasoning_tokens": 0, "cost_usd": 0.0,
+                        "via": None, "service_tier": None, "batch_id": None})
             if proto == "likert":
                 row.update({f"{d}_weighted": math.nan for d in dims})
         else:
             reply = entry.get("reply") or ""
             parsed = parse_reply(proto, reply, entry.get("finish_reason"), unit, dims)
-            usage = entry.get("usage") or {}
+            if (empty := no_content_reason(entry)) is not None:  # a reply without text: no labels
+                parsed.status, parsed.reason = "invalid", empty
+                parsed.labels = {c: (None if not isinstance(v, list) else [None] * len(v))
+                                 for c, v in parsed.labels.items()}
+            t = usage_tokens(entry.get("usage"))
+            cost = entry_cost(spec, entry)
             row.update({"status": parsed.status, "invalid_reason": parsed.reason,
                         **{c: parsed.labels.get(c) for c in labels},
                         "error_kind": None, "error": None, "reply": reply,
                         "finish_reason": entry.get("finish_reason"),
-                        "input_tokens": usage.get("prompt_tokens") or 0,
-                        "output_tokens": usage.get("completion_tokens") or 0,
-                        "cost_usd": cost_usd(spec, usage.get("prompt_tokens"), usage.get("completion_tokens"))})
+                        "input_tokens": t["input"], "output_tokens": t["output"],
+                        "cached_input_tokens": t["cached_input"], "reasoning_tokens": t["reasoning"],
+                        "cost_usd": math.nan if cost is None else cost,
+                        "via": entry.get("via") or "live", "service_tier": entry.get("service_tier"),
+                        "batch_id": entry.get("batch_id")})
             if proto == "likert":
                 weighted = weighted_likert(reply, parsed.spans, entry.get("logprobs"))
                 row.update({f"{d}_weighted": weighted.get(d, math.nan) for d in dims})
@@ -214,7 +256,17 @@ def build_table(df: pd.DataFrame, dataset: str, planned: list[Planned], results:
         col = labels[0]
         table[col] = pd.array(table[col].tolist(), dtype="Int64")
     table["latency_s"] = pd.to_numeric(table["latency_s"], errors="coerce").astype(float)
+    table["cost_usd"] = pd.to_numeric(table["cost_usd"], errors="coerce").astype(float)
     return table
+
+
+def models_seen(table: pd.DataFrame) -> list[dict[str, Any]]:
+    """Resolved model ids and system fingerprints of the replies, with counts."""
+    got = table[table["status"] != "api_error"]
+    if got.empty:
+        return []
+    counts = got.groupby([got["model"].astype(str), got["system_fingerprint"].fillna("").astype(str)]).size()
+    return [{"model": m, "system_fingerprint": fp or None, "count": int(n)} for (m, fp), n in counts.items()]
 
 
 def usage_summary(table: pd.DataFrame, stats: Stats, spec: dict[str, Any], dataset: str, variant: str,
@@ -229,12 +281,21 @@ def usage_summary(table: pd.DataFrame, stats: Stats, spec: dict[str, Any], datas
         # this run: what was sent and paid now
         "requests_sent": stats.requests_sent, "cache_hits": stats.cache_hits,
         "replies_received": stats.done, "retries": stats.retries,
+        "batches_submitted": stats.batches_submitted, "batch_replies": stats.batch_requests,
         "input_tokens": stats.input_tokens, "output_tokens": stats.output_tokens,
-        "cost_usd": round(stats.cost_usd, 6),
+        "cached_input_tokens": stats.cached_input_tokens, "reasoning_tokens": stats.reasoning_tokens,
+        # null: the judge has no configured price (unknown, not free)
+        "cost_usd": None if stats.cost_unknown else round(stats.cost_usd, 6),
         # every reply in the table, cached ones included (what the whole table cost)
         "total_input_tokens": int(table["input_tokens"].sum()),
         "total_output_tokens": int(table["output_tokens"].sum()),
-        "total_cost_usd": round(float(table["cost_usd"].sum()), 6),
+        "total_cached_input_tokens": int(table["cached_input_tokens"].sum()),
+        "total_reasoning_tokens": int(table["reasoning_tokens"].sum()),
+        "total_cost_usd": (None if table.loc[table["status"] != "api_error", "cost_usd"].isna().any()
+                           else round(float(table["cost_usd"].sum()), 6)),
+        "priced": priced(spec),
+        "models_seen": (seen := models_seen(table)),
+        "mixed_snapshots": len(seen) > 1,
         "status": {k: int(v) for k, v in status.items()},
         "invalid_rate": round(float((table["status"] == "invalid").mean()), 6) if len(table) else 0.0,
         "invalid_reasons": {k: int(v) for k, v in reasons.items()},
@@ -245,9 +306,9 @@ def usage_summary(table: pd.DataFrame, stats: Stats, spec: dict[str, Any], datas
 
 
 def retryable_errors(table: pd.DataFrame) -> pd.DataFrame:
-    """Rows that ended api_error for a reason a later run may not hit (retries exhausted),
-    as opposed to per-unit errors such as context_length that every run would hit."""
-    return table[(table["status"] == "api_error") & ~table["error_kind"].isin(PER_UNIT)]
+    """Rows that ended api_error after all retries, of any kind (context_length too):
+    each fails the rule unless ``judge.allow_api_errors`` is true."""
+    return table[table["status"] == "api_error"]
 
 
 __all__ = ["judge_dataset", "plan_requests", "unit_order", "estimate_tokens", "endpoint",

@@ -15,15 +15,22 @@ JUDGE_DEFAULTS: dict[str, Any] = {
     "base_url": None,            # OpenAI-compatible API root, e.g. https://api.openai.com/v1
     "api_key_env": None,         # name of the environment variable holding the key
     "embedded": None,            # name of an embedded model (sumjudge.judge.embedded.EMBEDDED_MODELS)
-    "temperature": 0.0,          # paper: 0
-    "max_tokens": 256,           # paper: 256
+    "temperature": 0.0,          # paper: 0; null: not sent (reasoning models accept none)
+    "max_tokens": 256,           # paper: 256; null: not sent
+    "max_completion_tokens": None,  # sent instead of max_tokens (reasoning models); not both
+    "reasoning_effort": None,    # e.g. low | medium | high: sent when set
     "top_p": None,               # null: not sent (server default)
     "seed": 0,                   # null: not sent; sample k is sent seed + k
     "samples": 1,                # replies per unit (sample index is part of the cache key)
     "top_logprobs": None,        # e.g. 5: ask for logprobs, keep G-Eval's weighted Likert score
     "extra_body": {},            # further request fields, e.g. {repeat_penalty: 1.0} for llama.cpp
-    "price_input_per_1k": 0.0,   # USD per 1K prompt tokens
-    "price_output_per_1k": 0.0,  # USD per 1K completion tokens
+    "price_input_per_1k": None,  # USD per 1K prompt tokens; null: unknown (cost null), 0 for embedded
+    "price_cached_input_per_1k": None,  # USD per 1K cached prompt tokens; null: the input price
+    "price_output_per_1k": None,  # USD per 1K completion tokens (reasoning tokens included)
+    "batch_price_factor": 0.5,   # replies through the Batch API cost this share of the live price
+    "mode": "live",              # live: one request per unit | batch: the Batch API (sumjudge.judge.batch)
+    "batch": {},                 # Batch API settings: see BATCH_DEFAULTS
+    "rate_limit_group": None,    # judges naming the same group share one budget (one job at a time)
     "max_concurrency": 1,        # requests in flight at once (also the Snakemake resource)
     "requests_per_minute": None,  # null: no limit
     "tokens_per_minute": None,   # null: no limit (estimated prompt + max_tokens per request)
@@ -33,6 +40,18 @@ JUDGE_DEFAULTS: dict[str, Any] = {
     "backoff_max_s": 60.0,       # ... and capped (retry-after is honoured up to 10x this)
     "server": {},                # embedded only: see EMBEDDED_SERVER_DEFAULTS
 }
+
+BATCH_DEFAULTS: dict[str, Any] = {
+    "poll_s": 30,                # seconds between status polls
+    "window": "24h",             # completion_window sent to batches.create
+    "max_requests": 50000,       # per batch (OpenAI's limit)
+    "max_bytes": 200000000,      # per input file (OpenAI's limit: 200 MB)
+    "wait": True,                # true: poll until done; false: submit, report, stop the rule
+    "fallback": "resubmit",      # requests an expired/cancelled batch left over: resubmit | live
+}
+
+MODES = ("live", "batch")
+FALLBACKS = ("resubmit", "live")
 
 EMBEDDED_SERVER_DEFAULTS: dict[str, Any] = {
     "n_ctx": 8192,               # context window; SummEval prompts reach ~2.5K tokens
@@ -86,6 +105,29 @@ def judge_spec(name: str, settings: dict[str, Any] | None) -> dict[str, Any]:
         raise JudgeConfigError(f"config key judges.{name}: set base_url (an OpenAI-compatible API) or embedded")
     elif spec["server"]:
         raise JudgeConfigError(f"config key judges.{name}.server: only for embedded judges")
+    if spec["max_tokens"] is not None and spec["max_completion_tokens"] is not None:
+        raise JudgeConfigError(f"config keys judges.{name}.max_tokens and judges.{name}.max_completion_tokens: "
+                               f"set only one (reasoning models take max_completion_tokens; set "
+                               f"judges.{name}.max_tokens: null)")
+    if spec["mode"] not in MODES:
+        raise JudgeConfigError(f"config key judges.{name}.mode: {spec['mode']!r}; allowed values: {', '.join(MODES)}")
+    batch = dict(BATCH_DEFAULTS)
+    unknown = set(spec["batch"] or {}) - set(batch)
+    if unknown:
+        raise JudgeConfigError(f"config key judges.{name}.batch: unknown setting(s) {', '.join(sorted(unknown))}; "
+                               f"allowed: {', '.join(sorted(batch))}")
+    batch.update(spec["batch"] or {})
+    if batch["fallback"] not in FALLBACKS:
+        raise JudgeConfigError(f"config key judges.{name}.batch.fallback: {batch['fallback']!r}; allowed values: "
+                               f"{', '.join(FALLBACKS)}")
+    spec["batch"] = batch
+    if spec["mode"] == "batch" and spec["embedded"]:
+        raise JudgeConfigError(f"config key judges.{name}.mode: batch needs an API with /v1/batches, "
+                               f"not an embedded judge")
+    if spec["embedded"]:  # a model on this machine: its price is known, and it is 0
+        for k in ("price_input_per_1k", "price_output_per_1k"):
+            if spec[k] is None:
+                spec[k] = 0.0
     if int(spec["samples"]) < 1 or int(spec["max_concurrency"]) < 1:
         raise JudgeConfigError(f"config key judges.{name}: samples and max_concurrency must be >= 1")
     return spec
@@ -95,9 +137,22 @@ def judge_specs(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {name: judge_spec(name, s) for name, s in (config.get("judges") or {}).items()}
 
 
-def resource_name(judge: str) -> str:
-    """The Snakemake custom resource that bounds a judge's requests in flight."""
+def resource_name(judge: str | dict[str, Any]) -> str:
+    """The Snakemake custom resource that bounds a judge's requests in flight: per
+    judge, or per ``rate_limit_group`` when the judge (a spec) names one, so every
+    judge of a group shares it and their jobs take turns (one budget across jobs)."""
+    if isinstance(judge, dict):
+        judge = f"group_{judge['rate_limit_group']}" if judge.get("rate_limit_group") else judge["name"]
     return "judge_" + re.sub(r"\W", "_", judge)
+
+
+def judge_resources(specs: dict[str, dict[str, Any]]) -> dict[str, int]:
+    """Resource name -> capacity (the largest max_concurrency of the judges that use it)."""
+    out: dict[str, int] = {}
+    for spec in specs.values():
+        r = resource_name(spec)
+        out[r] = max(out.get(r, 0), int(spec["max_concurrency"]))
+    return out
 
 
 def server_identity(spec: dict[str, Any]) -> dict[str, Any]:
@@ -113,8 +168,17 @@ def server_identity(spec: dict[str, Any]) -> dict[str, Any]:
 
 def request_params(spec: dict[str, Any], sample: int) -> dict[str, Any]:
     """The request fields that determine the reply (all of them go into the cache key)."""
-    params: dict[str, Any] = {"model": spec["model"], "temperature": spec["temperature"],
-                              "max_tokens": spec["max_tokens"]}
+    # a default judge gives exactly the fields (and so the cache keys) it gave before
+    # these options existed: model, temperature, max_tokens, seed
+    params: dict[str, Any] = {"model": spec["model"]}
+    if spec["temperature"] is not None:
+        params["temperature"] = spec["temperature"]
+    if spec["max_tokens"] is not None:
+        params["max_tokens"] = spec["max_tokens"]
+    if spec.get("max_completion_tokens") is not None:
+        params["max_completion_tokens"] = int(spec["max_completion_tokens"])
+    if spec.get("reasoning_effort") is not None:
+        params["reasoning_effort"] = spec["reasoning_effort"]
     if spec["top_p"] is not None:
         params["top_p"] = spec["top_p"]
     if spec["seed"] is not None:
@@ -127,6 +191,43 @@ def request_params(spec: dict[str, Any], sample: int) -> dict[str, Any]:
     return params
 
 
-def cost_usd(spec: dict[str, Any], input_tokens: float, output_tokens: float) -> float:
-    return (input_tokens or 0) / 1000 * spec["price_input_per_1k"] + \
-        (output_tokens or 0) / 1000 * spec["price_output_per_1k"]
+def completion_cap(spec: dict[str, Any]) -> int | None:
+    """The most completion tokens a request may take (max_completion_tokens or max_tokens)."""
+    cap = spec.get("max_completion_tokens") if spec.get("max_completion_tokens") is not None else spec["max_tokens"]
+    return None if cap is None else int(cap)
+
+
+# completion tokens assumed for pacing when a judge sets no cap (neither max_tokens nor
+# max_completion_tokens): what a reasoning model typically spends on a short answer
+UNCAPPED_OUTPUT_TOKENS = 1024
+
+
+def usage_tokens(usage: dict[str, Any] | None) -> dict[str, int]:
+    """prompt, cached prompt, completion and reasoning tokens of an OpenAI ``usage`` object."""
+    usage = usage or {}
+    prompt_details = usage.get("prompt_tokens_details") or {}
+    completion_details = usage.get("completion_tokens_details") or {}
+    return {"input": int(usage.get("prompt_tokens") or 0), "cached_input": int(prompt_details.get("cached_tokens") or 0),
+            "output": int(usage.get("completion_tokens") or 0),
+            "reasoning": int(completion_details.get("reasoning_tokens") or 0)}
+
+
+def priced(spec: dict[str, Any]) -> bool:
+    return spec.get("price_input_per_1k") is not None and spec.get("price_output_per_1k") is not None
+
+
+def cost_usd(spec: dict[str, Any], usage: dict[str, Any] | None, via: str = "live") -> float | None:
+    """What a reply with this ``usage`` costs at the judge's prices, or None if a price is
+    not configured (unknown, never 0). Cached prompt tokens cost ``price_cached_input_per_1k``
+    (default: the input price); reasoning tokens are part of ``completion_tokens``; a
+    reply obtained through the Batch API costs ``batch_price_factor`` of that."""
+    if not priced(spec):
+        return None
+    t = usage_tokens(usage)
+    p_in = float(spec["price_input_per_1k"])
+    p_cached = p_in if spec.get("price_cached_input_per_1k") is None else float(spec["price_cached_input_per_1k"])
+    cached = min(t["cached_input"], t["input"])
+    cost = ((t["input"] - cached) * p_in + cached * p_cached + t["output"] * float(spec["price_output_per_1k"])) / 1000
+    if via == "batch":
+        cost *= float(spec.get("batch_price_factor", 0.5))
+    return cost

@@ -42,7 +42,8 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 SEC43 = "Sec4.3-text"
 SEC43_DIMENSION = "fluency_vs_coherence_of_ChatGPT_scores"
 SEC43_PAPER_ROWS = {"base": "ChatGPT (no definitions)", "def": "ChatGPT+def"}
-USAGE_FIELDS = ("requests_sent", "cache_hits", "input_tokens", "output_tokens", "cost_usd")
+USAGE_FIELDS = ("requests_sent", "cache_hits", "input_tokens", "output_tokens", "cost_usd",
+                "cached_input_tokens", "reasoning_tokens", "batches_submitted", "total_cost_usd", "mixed_snapshots")
 
 
 def explanation_words(reply: str | None) -> int:
@@ -178,6 +179,9 @@ def usage_table(runs: list[JudgeRun]) -> pd.DataFrame:
         u = run.usage or {}
         rows.append({"judge": run.judge, "dataset": DATASET_LABELS.get(run.dataset, run.dataset),
                      "variant": run.variant, "units": run.frame["unit_id"].nunique(), "replies": len(run.frame),
-                     **{f: u.get(f, np.nan) for f in USAGE_FIELDS}, "usage_file": bool(run.usage)})
-    cols = ["judge", "dataset", "variant", "units", "replies", *USAGE_FIELDS, "usage_file"]
+                     **{f: u.get(f, np.nan) for f in USAGE_FIELDS}, "usage_file": bool(run.usage),
+                     # the model snapshots behind the replies (issue 8): "id fingerprint: n; ..."
+                     "models_seen": "; ".join(f"{m.get('model')} {m.get('system_fingerprint') or ''}".strip()
+                                              + f": {m.get('count')}" for m in u.get("models_seen") or []) or None})
+    cols = ["judge", "dataset", "variant", "units", "replies", *USAGE_FIELDS, "usage_file", "models_seen"]
     return pd.DataFrame(rows, columns=cols)

@@ -11,7 +11,7 @@ import re as _re
 
 from sumjudge.judge import targets as _jt
 from sumjudge.judge.protocols import DATASET_PROTOCOL
-from sumjudge.judge.spec import JudgeConfigError, judge_specs, resource_name
+from sumjudge.judge.spec import JudgeConfigError, judge_resources, judge_specs, resource_name
 
 try:
     JUDGES = judge_specs(config)
@@ -36,9 +36,12 @@ envvars: *sorted({JUDGES[j]["api_key_env"] for j in JUDGE_RUN if JUDGES[j]["api_
 # judge claims all of it, so however many --cores, a judge never has more than
 # max_concurrency requests in flight (its jobs take turns; different judges run side
 # by side). `--resources judge_<name>=N` on the command line takes precedence.
-for _name, _spec in JUDGES.items():
-    if resource_name(_name) not in workflow.global_resources:
-        workflow.register_resource(resource_name(_name), int(_spec["max_concurrency"]))
+# Judges with the same `rate_limit_group` share one resource, judge_group_<group>
+# (their jobs take turns, so the group's limits are one budget across jobs).
+JUDGE_RESOURCES = judge_resources(JUDGES)
+for _res, _cap in JUDGE_RESOURCES.items():
+    if _res not in workflow.global_resources:
+        workflow.register_resource(_res, _cap)
 
 
 rule judge:
@@ -60,8 +63,8 @@ rule judge:
         progress=JUDGE_CFG.get("progress", True),
     threads: lambda wc: _jt.threads(JUDGES[wc.judge])
     resources:
-        **{resource_name(_n): (lambda wc, n=_n: int(JUDGES[n]["max_concurrency"]) if wc.judge == n else 0)
-           for _n in JUDGES},
+        **{_r: (lambda wc, r=_r, cap=_c: cap if resource_name(JUDGES[wc.judge]) == r else 0)
+           for _r, _c in JUDGE_RESOURCES.items()},
     wildcard_constraints:
         judge="|".join(_re.escape(j) for j in JUDGES) or "(?!)",
         dataset="|".join(DATASET_PROTOCOL),
