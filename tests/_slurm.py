@@ -95,7 +95,7 @@ def slurm_conf(root: Path, munge_socket: Path, ctld_port: int, slurmd_port: int)
         "AccountingStorageType=accounting_storage/none",
         "MpiDefault=none",
         "ReturnToService=2",
-        "MinJobAge=300",          # finished jobs stay visible to squeue (no slurmdbd, no sacct)
+        "MinJobAge=3600",         # finished jobs stay visible to squeue (no slurmdbd, no sacct)
         "SlurmdTimeout=300",
         node_line(),
         f"PartitionName={PARTITION} Nodes={NODE} Default=YES MaxTime=INFINITE State=UP",
@@ -116,6 +116,9 @@ class LocalSlurm:
     # -- start ---------------------------------------------------------------------
     def start(self) -> "LocalSlurm":
         ensure_packages()
+        if SYSTEM_CONF.is_symlink() and not SYSTEM_CONF.exists() \
+                and Path(os.readlink(SYSTEM_CONF)).name == "slurm.conf":
+            SYSTEM_CONF.unlink()  # left by a test run that was killed: its folder is gone
         if SYSTEM_CONF.exists() or SYSTEM_CONF.is_symlink():
             raise SlurmSetupError(f"{SYSTEM_CONF} exists already: this machine has a SLURM configuration "
                                   "of its own; the test cluster will not replace it")

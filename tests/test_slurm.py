@@ -85,7 +85,8 @@ def runs(base, mirror, server):
     local_in_flight = server.max_in_flight
     local_s = time.monotonic() - t0
 
-    server.max_in_flight = 0
+    server.max_in_flight, server.auth_headers = 0, set()
+    sent_locally = server.requests_received
     slurm = make_workdir(base / "slurm", server)
     with LocalSlurm(base / "cluster") as cluster:
         t0 = time.monotonic()
@@ -96,7 +97,8 @@ def runs(base, mirror, server):
                              timeout=960)
         facts = {"seconds": time.monotonic() - t0, "stdout": out.stdout, "stderr": out.stderr,
                  "returncode": out.returncode, "job_ids": cluster.job_ids(),
-                 "local_in_flight": local_in_flight, "slurm_in_flight": server.max_in_flight}
+                 "local_in_flight": local_in_flight, "slurm_in_flight": server.max_in_flight,
+                 "slurm_auth": set(server.auth_headers), "slurm_requests": server.requests_received - sent_locally}
         facts["scripts"] = {j: cluster.batch_script(j) for j in facts["job_ids"]}
         facts["jobs"] = {j: cluster.job_info(j) for j in facts["job_ids"]}
         facts["daemon_logs"] = {p.name: p.read_bytes() for p in (base / "cluster").glob("*.log")}
@@ -153,17 +155,24 @@ def test_outputs_equal_the_local_run(runs):
     assert len(judged) == 48 and (judged["status"] == "ok").all()
 
 
-def test_a_judges_concurrency_holds_across_jobs(runs, server):
+def test_a_judges_concurrency_holds_across_jobs(runs):
     _, _, facts = runs
-    # two judge jobs of one judge could run side by side on the node's CPUs; the
-    # judge_<name> resource lets one at a time, each with CONCURRENCY requests in flight
-    assert facts["slurm_in_flight"] == CONCURRENCY
+    # the two judge jobs (1 CPU each) would fit the 2-CPU node together; the judge_<name>
+    # resource, held by the main snakemake for the whole cluster, runs them one after the other
+    judges = sorted((i["StartTime"], i["EndTime"]) for i in facts["jobs"].values()
+                    if i["Comment"].startswith("rule_judge_"))
+    assert len(judges) == len(VARIANTS)
+    assert judges[0][1] <= judges[1][0], judges
+    assert facts["slurm_in_flight"] == CONCURRENCY  # each job uses the judge's whole concurrency
     assert facts["local_in_flight"] == CONCURRENCY
 
 
-def test_key_reaches_jobs_but_no_script_log_or_result(runs, server):
+def test_key_reaches_jobs_but_no_script_log_or_result(runs):
     local, slurm, facts = runs
-    assert server.auth_headers == {f"Bearer {MARKER}"}  # the jobs did send the key
+    # the SLURM jobs sent the key they got through sbatch --export=ALL, with every request
+    sent = sum(json.loads((slurm / f"results/judge/fake/summeval/{v}.usage.json").read_text())["requests_sent"]
+               for v in VARIANTS)
+    assert facts["slurm_auth"] == {f"Bearer {MARKER}"} and facts["slurm_requests"] == sent > 0
     needles = (MARKER.encode(), MARKER[-12:].encode())
     assert facts["scripts"] and all(s for s in facts["scripts"].values())
     for job, script in facts["scripts"].items():
