@@ -19,6 +19,11 @@ include: "workflow/rules/metrics.smk"
 include: "workflow/rules/judge.smk"
 include: "workflow/rules/tables.smk"
 
+# On a cluster, downloads run on the head node (compute nodes often have no internet;
+# docs/cluster.md); every other rule is a job of its own.
+localrules:
+    fetch,
+
 
 rule all:
     default_target: True

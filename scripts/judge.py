@@ -1,9 +1,10 @@
 """Rule `judge`: results/data/{dataset}.parquet + prompt -> results/judge/{judge}/{dataset}/{variant}.*"""
 import logging
+import os
 import sys
 from pathlib import Path
 
-sys.path.insert(0, snakemake.scriptdir)
+sys.path[:0] = [snakemake.scriptdir, os.path.dirname(snakemake.scriptdir)]  # _log, sumjudge
 import _log  # noqa: E402
 
 import pandas as pd  # noqa: E402

@@ -2,7 +2,7 @@
 import os
 import sys
 
-sys.path.insert(0, snakemake.scriptdir)
+sys.path[:0] = [snakemake.scriptdir, os.path.dirname(snakemake.scriptdir)]  # _log, sumjudge
 import _log  # noqa: E402
 
 import pandas as pd  # noqa: E402

@@ -17,7 +17,7 @@ rule rouge:
     params:
         implementation=config["rouge"]["implementation"],
         stemming=config["rouge"]["stemming"],
-    threads: 8
+    threads: config["threads"]["rouge"]
     wildcard_constraints:
         dataset="summeval|newsroom|tldr",
     conda:
@@ -55,7 +55,7 @@ rule metric_bertscore:
     params:
         settings=METRICS["bertscore"],
         device=METRICS["device"],
-    threads: 2
+    threads: config["threads"]["metrics"]
     resources:
         gpu=METRIC_GPU,
     wildcard_constraints:
@@ -77,7 +77,7 @@ rule metric_moverscore:
     params:
         settings=METRICS["moverscore"],
         device=METRICS["device"],
-    threads: 2
+    threads: config["threads"]["metrics"]
     resources:
         gpu=METRIC_GPU,
     wildcard_constraints:
@@ -99,7 +99,7 @@ rule metric_bartscore_checkpoint:
     params:
         settings=METRICS["bartscore"],
         device=METRICS["device"],
-    threads: 2
+    threads: config["threads"]["metrics"]
     resources:
         gpu=METRIC_GPU,
     wildcard_constraints:
@@ -141,7 +141,7 @@ rule metric_factcc:
     params:
         settings=METRICS["factcc"],
         device=METRICS["device"],
-    threads: 2
+    threads: config["threads"]["metrics"]
     resources:
         gpu=METRIC_GPU,
     wildcard_constraints:
@@ -163,7 +163,7 @@ rule metric_dae:
     params:
         settings=METRICS["dae"],
         device=METRICS["device"],
-    threads: 2
+    threads: config["threads"]["metrics"]
     resources:
         gpu=METRIC_GPU,
     wildcard_constraints:
