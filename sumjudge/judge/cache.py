@@ -240,3 +240,11 @@ def copy_entry(src: Path, dst_root: Path) -> Path:
     dst.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy2(src, dst)
     return dst
+
+
+if __name__ == "__main__":  # python -m sumjudge.judge.cache stats|verify|prune|export
+    import sys
+
+    from sumjudge.judge.cache_cli import main
+
+    sys.exit(main())
