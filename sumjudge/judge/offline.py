@@ -40,9 +40,9 @@ def require_sender(spec: dict[str, Any], label: str, n_missing: int, total: int,
     env = spec.get("api_key_env")
     if env and not os.environ.get(env):
         raise FatalJudgeError(
-            "auth", f"{label}: {_why_missing(n_missing, total, quarantined)}; sending them needs judge "
-                    f"'{name}''s key in the environment variable {env} (config key judges.{name}.api_key_env), "
-                    f"which is not set")
+            "auth", f"{label}: {_why_missing(n_missing, total, quarantined)}, and sending them needs the key "
+                    f"of judge '{name}': environment variable {env} is not set (config key "
+                    f"judges.{name}.api_key_env). Set it, or get the missing replies from whoever shared results/")
 
 
 def with_context(err: Exception, label: str, n_missing: int, total: int, quarantined: Sequence[Path]) -> Exception:
