@@ -162,7 +162,8 @@ def test_a_key_is_needed_only_for_requests_not_cached(workdir, mirror, server):
     out = snakemake(workdir, mirror, [workdir / "fake.yaml"], "results/judge/fake/qags_xsum/base.parquet", key=None)
     assert out.returncode == 0, out.stderr[-3000:]
     assert server.requests_received == before and usage(workdir, "qags_xsum", "base")["requests_sent"] == 0
-    cfg = {"judges": {"fake2": {"model": "fake-model", "base_url": server.url, "api_key_env": "SUMJUDGE_FAKE2_KEY"}}}
+    cfg = {"judges": {"fake2": {"model": "fake-model", "base_url": server.url, "api_key_env": "SUMJUDGE_FAKE2_KEY",
+                                "temperature": 0.5}}}  # other settings: other cache keys
     (workdir / "fake2.yaml").write_text(yaml.safe_dump(cfg))
     out = snakemake(workdir, mirror, [workdir / "fake.yaml", workdir / "fake2.yaml"], "-n",
                     "results/judge/fake2/qags_xsum/base.parquet", key=None)

@@ -158,7 +158,7 @@ class ResponseCache:
         except FileNotFoundError:  # another process moved it first
             return target
         self.quarantined.append(target)
-        log.warning("cache entry %s is %s: moved to %s (counted as not cached)", path, why, target)
+        log.warning("cache entry %s: %s; moved to %s (counted as not cached)", path, why, target)
         return target
 
     def _read(self, key: str) -> dict[str, Any] | None:
