@@ -28,6 +28,7 @@ fingerprint, a timestamp and the request that produced it.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -87,12 +88,19 @@ _IDENTITIES: dict[str, dict[str, Any]] = {}
 LEGACY_ENGINE_VERSIONS = ("0.3.36",)
 
 
+@functools.lru_cache(maxsize=1)
+def _installed_engine() -> str:
+    """The installed llama-cpp-python version (looked up once: ~5 ms a lookup)."""
+    from .embedded import engine_version
+    return engine_version()
+
+
 def legacy_server_identities(spec: dict[str, Any]) -> list[dict[str, Any]]:
     """The server identities earlier versions put in the key for this judge."""
     if spec.get("embedded"):
-        from .embedded import EMBEDDED_MODELS, engine_version
+        from .embedded import EMBEDDED_MODELS
         m = EMBEDDED_MODELS[spec["embedded"]]
-        versions = dict.fromkeys([engine_version(), *LEGACY_ENGINE_VERSIONS])
+        versions = dict.fromkeys([_installed_engine(), *LEGACY_ENGINE_VERSIONS])
         return [{"engine": f"llama-cpp-python=={v}", "gguf_sha256": m.sha256,
                  "chat_format": (spec.get("server") or {}).get("chat_format")} for v in versions]
     return [{"base_url": str(spec["base_url"]).rstrip("/")}]
