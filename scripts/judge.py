@@ -47,6 +47,7 @@ write_parquet(table, snakemake.output.table, {
     "model": spec["model"], "spec": spec,  # holds env var names, never a key
     "prompt_file": Path(template.path).name,
     "prompt_sha256": template.sha256, "order": p.order,
+    "cache_dir": str(p.cache_dir),  # the table stage checks every request_key against it
     "status": usage["status"], "requests_sent": usage["requests_sent"], "cache_hits": usage["cache_hits"]})
 write_json(usage, snakemake.output.usage)
 log.info("%s/%s/%s: %d rows (%s); %d requests sent, %d batches submitted, %d cache hits, %d+%d tokens "

@@ -152,9 +152,28 @@ def test_retired_model_stops_with_the_judge_and_config_key(workdir, mirror, serv
     assert not (workdir / "results/judge/gpt-3.5-turbo-0301/qags_xsum/base.parquet").exists()
 
 
-def test_missing_key_stops_at_start(workdir, mirror):
+def test_a_key_is_needed_only_for_requests_not_cached(workdir, mirror, server):
+    """Issue 9: `-n` and a rebuild from the cache need no key; a request that must be
+    sent stops the job with the judge, the variable and the count."""
     out = snakemake(workdir, mirror, [workdir / "fake.yaml"], "-n", *targets(), key=None)
-    assert out.returncode != 0 and "OPENAI_API_KEY" in out.stdout + out.stderr
+    assert out.returncode == 0, out.stderr[-3000:]
+    before = server.requests_received
+    shutil.rmtree(workdir / "results/judge/fake/qags_xsum")
+    out = snakemake(workdir, mirror, [workdir / "fake.yaml"], "results/judge/fake/qags_xsum/base.parquet", key=None)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert server.requests_received == before and usage(workdir, "qags_xsum", "base")["requests_sent"] == 0
+    cfg = {"judges": {"fake2": {"model": "fake-model", "base_url": server.url, "api_key_env": "SUMJUDGE_FAKE2_KEY",
+                                "temperature": 0.5}}}  # other settings: other cache keys
+    (workdir / "fake2.yaml").write_text(yaml.safe_dump(cfg))
+    out = snakemake(workdir, mirror, [workdir / "fake.yaml", workdir / "fake2.yaml"], "-n",
+                    "results/judge/fake2/qags_xsum/base.parquet", key=None)
+    assert out.returncode == 0, out.stderr[-3000:]
+    out = snakemake(workdir, mirror, [workdir / "fake.yaml", workdir / "fake2.yaml"],
+                    "results/judge/fake2/qags_xsum/base.parquet", key=None)
+    assert out.returncode != 0 and server.requests_received == before
+    log = (workdir / "logs/judge/fake2/qags_xsum/base.log").read_text()
+    assert "judge 'fake2'" in log and "SUMJUDGE_FAKE2_KEY" in log and f"{UNITS['qags_xsum']} of 5 requests" in log
+    assert "Traceback" not in log
 
 
 def test_many_cores_never_exceed_a_judges_concurrency(workdir, mirror):

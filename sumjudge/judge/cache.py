@@ -1,9 +1,10 @@
 """Content-addressed cache of judge replies.
 
 Key: sha256 of the canonical JSON of everything that determines a reply — the
-server identity (the API's base URL, or the embedded model's sha256 and engine
-version, never a port), the model, the messages, the sampling parameters and the
-sample index. Value: one JSON file ``<root>/<key[:2]>/<key>.json`` with the raw
+server identity (:func:`sumjudge.judge.spec.server_identity`: a remote judge's
+``cache_identity`` or normalised base URL; an embedded judge's GGUF sha256 and chat
+template, never the engine version or a port), the model, the messages, the
+sampling parameters and the sample index. Value: one JSON file ``<root>/<key[:2]>/<key>.json`` with the raw
 reply, finish reason, token usage, the model id the server resolved, its system
 fingerprint, a timestamp and the request that produced it.
 
@@ -14,16 +15,31 @@ fingerprint, a timestamp and the request that produced it.
 - Only successful replies are stored: errors are never cached.
 - Neither the API key nor any request header ever reaches the cache: entries are
   built from an explicit whitelist of fields (see :func:`make_entry`).
+- Every entry is verified when read (:meth:`ResponseCache.get`): its stored request
+  is hashed again and must give its key. An unreadable or mismatching entry is moved
+  to ``<root>/_quarantine/`` (a log line names it) and counted as a miss.
+- Entries written under the keys of earlier versions (engine version in the key,
+  verbatim base URL) are found too: :func:`remember_legacy` registers a request's
+  old keys, and a hit under an old key is copied once under the new key (recorded as
+  ``migrated_from``); nothing is requested again.
+
+``python -m sumjudge.judge.cache stats|verify|prune|export`` looks after a cache
+(:mod:`sumjudge.judge.cache_cli`, docs/judge.md).
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+import logging
 import os
+import shutil
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
+
+log = logging.getLogger(__name__)
 
 CACHE_FORMAT = 1
 
@@ -70,27 +86,137 @@ def make_entry(key: str, identity: dict[str, Any], completion: dict[str, Any], l
     }
 
 
+QUARANTINE = "_quarantine"
+
+# request key -> keys the same request had before cache identities named the model
+# rather than the installation (filled by remember_legacy, read by every cache)
+_LEGACY: dict[str, tuple[str, ...]] = {}
+_IDENTITIES: dict[str, dict[str, Any]] = {}
+# llama-cpp-python versions whose caches may exist (the version was part of the old key)
+LEGACY_ENGINE_VERSIONS = ("0.3.36",)
+
+
+@functools.lru_cache(maxsize=1)
+def _installed_engine() -> str:
+    """The installed llama-cpp-python version (looked up once: ~5 ms a lookup)."""
+    from .embedded import engine_version
+    return engine_version()
+
+
+def legacy_server_identities(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    """The server identities earlier versions put in the key for this judge."""
+    if spec.get("embedded"):
+        from .embedded import EMBEDDED_MODELS
+        m = EMBEDDED_MODELS[spec["embedded"]]
+        versions = dict.fromkeys([_installed_engine(), *LEGACY_ENGINE_VERSIONS])
+        return [{"engine": f"llama-cpp-python=={v}", "gguf_sha256": m.sha256,
+                 "chat_format": (spec.get("server") or {}).get("chat_format")} for v in versions]
+    return [{"base_url": str(spec["base_url"]).rstrip("/")}]
+
+
+def remember_legacy(key: str, identity: dict[str, Any], spec: dict[str, Any]) -> None:
+    """Register the old keys of request ``key`` (identity with its server replaced)."""
+    old = tuple(k for k in (request_key({**identity, "server": s}) for s in legacy_server_identities(spec))
+                if k != key)
+    if old:
+        _LEGACY[key] = old
+        _IDENTITIES[key] = identity
+
+
+def check_entry(key: str | None, entry: Any) -> str | None:
+    """Why ``entry`` is not a valid entry for ``key`` (None when it is)."""
+    if not isinstance(entry, dict):
+        return "not a JSON object"
+    if key is not None and entry.get("key") != key:
+        return f"its key field is {entry.get('key')!r}"
+    if not isinstance(entry.get("request"), dict):
+        return "no stored request"
+    if request_key(entry["request"]) != entry.get("key"):
+        return "its stored request does not hash to its key (edited?)"
+    if not isinstance(entry.get("reply"), str):
+        return "no reply text"
+    return None
+
+
+def read_entry(path: str | os.PathLike, key: str | None = None) -> tuple[dict[str, Any] | None, str | None]:
+    """(entry, None) for a valid entry file, (None, why) otherwise."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            entry = json.load(fh)
+    except FileNotFoundError:
+        return None, "missing"
+    except (OSError, ValueError, UnicodeDecodeError) as err:
+        return None, f"unreadable ({type(err).__name__}: {str(err)[:80]})"
+    why = check_entry(key if key is not None else Path(path).stem, entry)
+    return (None, why) if why else (entry, None)
+
+
 class ResponseCache:
     def __init__(self, root: str | os.PathLike):
         self.root = Path(root)
+        self.quarantined: list[Path] = []   # files this instance moved to _quarantine/
+        self.record: dict[str, Any] = {}    # fields added to every entry put (e.g. the engine version)
+        self.migrated = 0                   # entries found under an old key and copied
 
     def path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"
 
-    def get(self, key: str) -> dict[str, Any] | None:
+    def quarantine(self, path: Path, why: str) -> Path:
+        qdir = self.root / QUARANTINE
+        qdir.mkdir(parents=True, exist_ok=True)
+        target = qdir / path.name
+        n = 1
+        while target.exists():
+            target = qdir / f"{path.name}.{n}"
+            n += 1
         try:
-            with open(self.path(key), encoding="utf-8") as fh:
-                entry = json.load(fh)
-        except FileNotFoundError:
-            return None
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            return None  # cannot happen with atomic writes; treat as a miss if it does
-        return entry if entry.get("key") == key else None
+            os.replace(path, target)
+        except FileNotFoundError:  # another process moved it first
+            return target
+        self.quarantined.append(target)
+        log.warning("cache entry %s: %s; moved to %s (counted as not cached)", path, why, target)
+        return target
+
+    def _read(self, key: str) -> dict[str, Any] | None:
+        path = self.path(key)
+        entry, why = read_entry(path, key)
+        if entry is None and why != "missing":
+            self.quarantine(path, why)
+        return entry
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The verified entry of ``key`` (also found under its old keys), or None."""
+        entry = self._read(key)
+        if entry is not None:
+            return entry
+        for old in _LEGACY.get(key, ()):
+            found = self._read(old)
+            if found is not None:
+                return self._migrate(key, old, found)
+        return None
+
+    def _migrate(self, key: str, old: str, entry: dict[str, Any]) -> dict[str, Any]:
+        """Copy an entry found under an old key to ``key`` (once; the old file stays)."""
+        request = entry["request"]
+        ident = _IDENTITIES.get(key)
+        strip = lambda d: {k: v for k, v in d.items() if k != "server"}  # noqa: E731
+        if ident is None or strip(ident) != strip(request):
+            return {**entry, "key": key}  # cannot happen for keys from remember_legacy
+        new = {**entry, "key": key, "request": ident, "migrated_from": old}
+        engine = (request.get("server") or {}).get("engine")
+        if isinstance(engine, str):
+            new.setdefault("engine", engine)
+        self.put(key, new, add_record=False)
+        self.migrated += 1
+        log.info("cache entry %s found under its old key %s: copied", key, old)
+        return new
 
     def __contains__(self, key: str) -> bool:
-        return self.path(key).is_file()
+        return self.get(key) is not None
 
-    def put(self, key: str, entry: dict[str, Any]) -> None:
+    def put(self, key: str, entry: dict[str, Any], add_record: bool = True) -> None:
+        if add_record and self.record:
+            entry = {**self.record, **entry}
         path = self.path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{key[:12]}.", suffix=".part")
@@ -104,5 +230,37 @@ class ResponseCache:
             if os.path.exists(tmp):
                 os.unlink(tmp)
 
+    def files(self) -> Iterator[Path]:
+        """Every entry file (not the quarantine, not temp files)."""
+        if self.root.is_dir():
+            yield from sorted(self.root.glob("??/*.json"))
+
     def __len__(self) -> int:
-        return sum(1 for _ in self.root.glob("??/*.json")) if self.root.is_dir() else 0
+        return sum(1 for _ in self.files())
+
+
+def missing_keys(keys, cache_dir: str | os.PathLike) -> list[str]:
+    """The keys among ``keys`` without a valid entry under ``cache_dir`` (verified,
+    nothing moved or written): what the table stage checks a judge table against."""
+    root = Path(cache_dir)
+    out = []
+    for key in dict.fromkeys(k for k in keys if isinstance(k, str) and k):
+        entry, _ = read_entry(root / key[:2] / f"{key}.json", key)
+        if entry is None:
+            out.append(key)
+    return out
+
+
+def copy_entry(src: Path, dst_root: Path) -> Path:
+    dst = dst_root / src.parent.name / src.name
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(src, dst)
+    return dst
+
+
+if __name__ == "__main__":  # python -m sumjudge.judge.cache stats|verify|prune|export
+    import sys
+
+    from sumjudge.judge.cache_cli import main
+
+    sys.exit(main())

@@ -193,6 +193,46 @@ class RunningServer:
         return f"the llama.cpp server exited with {what}" + (f"; see {self.log_path}" if self.log_path else "")
 
 
+def _port_owned_by(port: int, pid: int) -> bool | None:
+    """Whether the socket listening on 127.0.0.1:``port`` belongs to process ``pid``
+    (Linux /proc); None where that cannot be told."""
+    inodes = set()
+    try:
+        with open("/proc/net/tcp") as fh:
+            next(fh)
+            for line in fh:
+                f = line.split()
+                local, state, inode = f[1], f[3], f[9]
+                if state == "0A" and int(local.split(":")[1], 16) == port:
+                    inodes.add(inode)
+        if not inodes:
+            return None
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
+    for fd in fds:
+        try:
+            link = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if link.startswith("socket:[") and link[8:-1] in inodes:
+            return True
+    return False
+
+
+def _served_models(url: str) -> list[str] | None:
+    """The model ids ``GET {url}/models`` lists (None while nothing answers)."""
+    try:
+        with urllib.request.urlopen(f"{url}/models", timeout=2) as r:
+            if r.status != 200:
+                return None
+            body = json.loads(r.read().decode("utf-8", "replace"))
+    except (urllib.error.URLError, OSError, ValueError):
+        return None
+    data = body.get("data") if isinstance(body, dict) else None
+    return [str(m.get("id")) for m in data if isinstance(m, dict)] if isinstance(data, list) else []
+
+
 @contextlib.contextmanager
 def llama_server(gguf: Path, alias: str, server: dict[str, Any], log_path: str | os.PathLike | None = None
                  ) -> Iterator[RunningServer]:
@@ -212,17 +252,30 @@ def llama_server(gguf: Path, alias: str, server: dict[str, Any], log_path: str |
             if proc.poll() is not None:
                 raise EmbeddedError(f"the llama.cpp server exited with code {proc.returncode} while starting"
                                     + (f"; see {log_path}" if log_path else ""))
-            try:
-                with urllib.request.urlopen(f"{url}/models", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except (urllib.error.URLError, OSError):
-                pass
+            served = _served_models(url)
+            if served is not None:
+                # the port was free when chosen, but another process may have taken it
+                # since: only our own, live process serving this alias will do
+                if proc.poll() is not None:
+                    raise EmbeddedError(f"the llama.cpp server exited with code {proc.returncode} while another "
+                                        f"process answers on port {port} (models {served}); run again"
+                                        + (f"; see {log_path}" if log_path else ""))
+                owned = _port_owned_by(port, proc.pid)
+                if owned is False:
+                    if time.monotonic() > deadline:
+                        raise EmbeddedError(f"port {port} is held by another process, not by this judge's "
+                                            f"server (pid {proc.pid}); run again")
+                    time.sleep(0.25)
+                    continue  # ours may still be loading the model; it fails to bind and exits
+                if alias not in served:
+                    raise EmbeddedError(f"port {port} answers, but not as this judge's server: it lists models "
+                                        f"{served}, not {alias!r}; another process took the port. Run again.")
+                break
             if time.monotonic() > deadline:
                 raise EmbeddedError(f"the llama.cpp server did not answer within "
                                     f"{server.get('startup_timeout_s')} s" + (f"; see {log_path}" if log_path else ""))
             time.sleep(0.25)
-        log.info("llama.cpp server up at %s (pid %d) serving %s", url, proc.pid, gguf.name)
+        log.info("llama.cpp server up at %s (pid %d) serving %s as %s", url, proc.pid, gguf.name, alias)
         yield RunningServer(url, proc, str(log_path) if log_path else None)
     finally:
         if proc.poll() is None:

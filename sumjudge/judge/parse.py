@@ -128,17 +128,65 @@ def _alias_pattern(dims: Sequence[str]) -> tuple[re.Pattern, dict[str, str]]:
     return pat, alias_to_dim
 
 
+# what may stand between a dimension's name and its score: "Relevance: 4",
+# "**Relevance**: 4", "Relevance (1-5) - 4", '"relevance": 4', "| Relevance | 4 |",
+# "Relevance score: 4", "Relevance is 4", "Relevance = 4"
+_LEAD = re.compile(r"[\s\"'*_:=|()\[\]\-–—>]*(?:(?:score|rating|rated)\b[\s\"'*_:=|()\-–—]*)?"
+                   r"(?:(?:is|of|at|gets?|receives?)\s+(?:an?\s+)?)?[\s\"'*_:=|(\[]*$", re.IGNORECASE)
+# a score marker inside a dimension's text: "Score: 4", "Rating - 4", "score of 4",
+# "I would give it a 4", "rated 4"
+_MARKER = re.compile(r"(?:\b(?:score|rating)\b\s*(?:[:=\-–—]|\bof\b|\bis\b)?|\brated\b|\bgives?\s+(?:it\s+)?an?\b|"
+                     r"\bgive\s+(?:it|this(?:\s+summary)?)\s+an?\b)[\s*_\"']*$", re.IGNORECASE)
+# a number that is a score stands alone: not "3 sentences", "2 of the 3 key points"
+_ALONE_AFTER = re.compile(r"\s*(?:$|[.,;:!?)\]}|*\"'/\-–—(]|\n|\s[A-Z(])|"
+                          r"\s+(?:and|but|because|as|since|while|though|although|for|overall)\b")
+
+_RANK_NAMES = {1: "after its name", 2: "after Score:", 3: "last on its line"}
+
+
+def _likert_candidates(clean: str, end: int, stop: int) -> list[tuple[int, float, tuple[int, int]]]:
+    """(rank, value, span) of the scores one mention of a dimension offers: rank 1 a
+    number right after the name, 2 a number after a score marker, 3 the last
+    standalone in-range number on the mention's own line."""
+    out = []
+    numbers = [m for m in _NUMBER.finditer(clean, end, stop)]
+    alone = [m for m in numbers if _ALONE_AFTER.match(clean, m.end()) or not clean[m.end():stop].strip(" \t,;")]
+    if numbers and _LEAD.match(clean[end:numbers[0].start()]) and numbers[0] in alone:
+        m = numbers[0]
+        out.append((1, float(m.group(0)), (m.start(), m.end())))
+    for m in alone:
+        window = clean[max(end, m.start() - 40):m.start()]
+        if _MARKER.search(window):
+            out.append((2, float(m.group(0)), (m.start(), m.end())))
+    line_end = clean.find("\n", end)
+    line_end = stop if line_end < 0 else min(line_end, stop)
+    on_line = [m for m in alone if m.start() < line_end and 1 <= float(m.group(0)) <= 5]
+    if on_line:
+        m = on_line[-1]
+        out.append((3, float(m.group(0)), (m.start(), m.end())))
+    return out
+
+
 def parse_likert(reply: str, dimensions: Sequence[str], finish_reason: str | None = None, *,
                  summary: str | None = None, article: str | None = None,
                  low: int = 1, high: int = 5) -> Parsed:
-    """Four 1-5 scores, each found after its dimension's name.
+    """Four 1-5 scores, each read where the reply gives it for its dimension.
 
-    For each mention of a dimension, the score is the first number between that
-    mention and the next mention of any dimension (or the start of that mention's
-    line, when it is on a later line), after blanking scale phrases
-    ("1-5", "1 (worst) to 5 (best)"), denominators ("/5", "out of 5") and list
-    markers ("2."). A dimension mentioned several times takes the first mention
-    that is followed by a number. Decimals are kept (4.5).
+    The text is cleaned first: scale phrases ("1-5", "1 (worst) to 5 (best)"),
+    denominators ("/5", "out of 5") and list markers ("2.") are blanked. A
+    dimension's *segment* runs from a mention of its name to the next mention of
+    any dimension (or to the start of that mention's line). Only a *standalone*
+    number can be a score: one not followed by a word ("3 sentences", "2 of the 3
+    key points" are explanation). In each segment, in order of precedence:
+
+    1. the number right after the name ("Relevance: 4", "**Relevance**: 4",
+       '"relevance": 4', "Relevance score is 4");
+    2. a number introduced by ``Score:`` / ``Rating:`` / "score of" / "give it a";
+    3. the last in-range standalone number on the name's own line.
+
+    Over all mentions of a dimension the best rank wins; mentions of that rank that
+    disagree make the reply ``ambiguous``. A rank-1 or rank-2 score outside
+    ``low..high`` makes it ``out_of_range``. Decimals are kept (4.5).
     """
     text = reply or ""
     clean = _blank(_blank(_blank(text, _SCALE), _DENOMINATOR), _LIST_MARKER)
@@ -147,26 +195,34 @@ def parse_likert(reply: str, dimensions: Sequence[str], finish_reason: str | Non
                 for m in pat.finditer(clean)]
     labels: dict[str, Any] = {d: None for d in dimensions}
     spans: dict[str, tuple[int, int]] = {}
-    bad: list[str] = []
+    found: dict[str, list[tuple[int, float, tuple[int, int]]]] = {d: [] for d in dimensions}
     for i, (_, end, dim) in enumerate(mentions):
-        if labels[dim] is not None or dim in spans:
-            continue
         stop = mentions[i + 1][0] if i + 1 < len(mentions) else len(clean)
         # a number on the next dimension's line belongs to that line ("2 (fluency)")
         line_start = clean.rfind("\n", 0, stop) + 1
-        if line_start > end:
+        if i + 1 < len(mentions) and line_start > end:
             stop = line_start
-        m = _NUMBER.search(clean, end, stop)
-        if not m:
+        found[dim] += _likert_candidates(clean, end, stop)
+    bad: list[str] = []
+    unclear: list[str] = []
+    for dim in dimensions:
+        if not found[dim]:
             continue
-        value = float(m.group(0))
-        spans[dim] = (m.start(), m.end())
-        if low <= value <= high:
+        best = min(r for r, _, _ in found[dim])
+        top = [(v, sp) for r, v, sp in found[dim] if r == best]
+        values = sorted({v for v, _ in top})
+        value, span = top[0]
+        spans[dim] = span
+        if len(values) > 1:
+            unclear.append(f"{dim} {' or '.join(f'{v:g}' for v in values)} ({_RANK_NAMES[best]})")
+        elif low <= value <= high:
             labels[dim] = int(value) if value.is_integer() else value
         else:
-            bad.append(f"{dim}={m.group(0)}")
+            bad.append(f"{dim}={value:g}")
     if bad:
         return Parsed.invalid(labels, "out_of_range", ", ".join(bad), spans=spans)
+    if unclear:
+        return Parsed.invalid({d: None for d in dimensions}, "ambiguous", "; ".join(unclear), spans=spans)
     missing = [d for d in dimensions if labels[d] is None]
     if not missing:
         return Parsed(labels, spans=spans)
@@ -209,25 +265,99 @@ def weighted_likert(reply: str, spans: dict[str, tuple[int, int]], logprobs: lis
 # ---------------------------------------------------------------- pairwise
 
 _SUMMARY_REF = re.compile(r"\bsummary\s*#?\s*([01])\b", re.IGNORECASE)
-_BETTER = re.compile(r"\bsummary\s*#?\s*([01])\s+(?:is|was|seems|appears)\s+(?:\w+\s+)?(?:better|superior|preferable|more)",
-                     re.IGNORECASE)
+_S = r"(?:\*\*|__)?\bsummary\s*#?\s*([01])\b(?:\*\*|__)?"
+_ADV = r"(?:(?:much|far|slightly|clearly|significantly|somewhat|a\s+bit|considerably|overall|definitely|a\s+little|even|also|the)\s+)*"
+# adjectives after "more"/"less" that are faults: "more confusing" prefers the other one
+_FAULTS = ("confusing", "verbose", "redundant", "repetitive", "misleading", "inaccurate", "difficult", "complicated",
+           "convoluted", "unclear", "awkward", "vague", "wordy", "biased", "incoherent", "ambiguous", "incomplete",
+           "error-prone", "generic", "rambling", "disjointed", "choppy", "cluttered", "irrelevant", "speculative")
+_GOOD = r"(?:better|superior|preferable|preferred|stronger|clearer|best|winner|the\s+better\s+(?:one|summary|choice)|" \
+        r"the\s+best|the\s+winner|my\s+choice|the\s+clear\s+choice)"
+_BAD = r"(?:worse|inferior|weaker|poorer|the\s+worse\s+(?:one|summary))"
+# "Summary X is [not] [much] better / worse / more|less ADJ [than Summary Y]"
+_COMPARE = re.compile(_S + r"\s+(?:is|was|seems|appears|looks|reads|remains|would\s+be|comes\s+across\s+as)\s+"
+                      r"(not\s+|n't\s+)?" + _ADV + r"(?:(" + _GOOD + r")|(" + _BAD + r")|(more|less)\s+(\w[\w-]*)|"
+                      r"(as\s+good\s+as|on\s+par|equally|just\s+as))", re.IGNORECASE)
+_COMPARE_NEG = re.compile(_S + r"\s+(?:isn't|is\s+not|wasn't)\s+" + _ADV + r"(?:(" + _GOOD + r")|(" + _BAD +
+                          r")|(more|less)\s+(\w[\w-]*)|(as\s+good\s+as))", re.IGNORECASE)
+# "I prefer Summary X", "I would choose Summary X", "the better summary is Summary X",
+# "Answer: Summary X", "Therefore, Summary X", "Summary X wins", "Summary X over Summary Y"
+_PICK = re.compile(r"(?:\b(?:prefer|preferred|choose|chose|pick|select|go\s+with|vote\s+for|recommend)\s+(?:is\s+)?"
+                   r"(?:the\s+)?|\b(?:better|best|preferred|stronger)\s+(?:one|summary|option|choice)?\s*(?:is|would\s+be)\s*|"
+                   r"\b(?:answer|choice|verdict|winner|decision|selection|preference)\s*(?:is|:|=|-)\s*|"
+                   r"\b(?:therefore|thus|hence|so|overall|in\s+conclusion|in\s+summary|conclusion)\s*[,:]?\s*)"
+                   r"[\s*_\"'(\[]*" + _S, re.IGNORECASE)
+_WINS = re.compile(_S + r"\s+(?:wins|is\s+the\s+winner|is\s+preferred|is\s+chosen|is\s+my\s+(?:pick|choice)|"
+                   r"(?:is\s+)?(?:preferred\s+)?over\s+summary\s*#?\s*[01])", re.IGNORECASE)
+_LEAD_CHOICE = re.compile(r"^[\W_]*(?:(?:answer|choice|better\s+summary|best\s+summary)\s*[:\-]\s*)?[\W_]*"
+                          r"(?:summary\s*#?\s*)?([01])\b(?!\s*(?:is|was|seems|and|or|,)\b)[\W_]*(?:$|\n|[.)]\s)",
+                          re.IGNORECASE)
+_TIE = re.compile(r"\b(?:both\s+(?:summaries\s+)?(?:are|were)\s+(?:\w+\s+)?(?:equally|similar|equal|the\s+same|"
+                  r"good|comparable)|equally\s+(?:good|bad|clear|confusing)|neither\s+(?:summary\s+)?is|"
+                  r"no\s+clear\s+(?:winner|preference)|it'?s\s+a\s+tie)\b", re.IGNORECASE)
+
+
+def _pair_votes(text: str) -> list[tuple[int, str]]:
+    """Every statement of preference: (preferred summary, the words that said so)."""
+    votes = []
+    for pat, negated_form in ((_COMPARE, False), (_COMPARE_NEG, True)):
+        for m in pat.finditer(text):
+            x = int(m.group(1))
+            if negated_form:
+                neg, good, bad, moreless, adj, tie = True, m.group(2), m.group(3), m.group(4), m.group(5), m.group(6)
+            else:
+                neg, good, bad, moreless, adj, tie = bool(m.group(2)), m.group(3), m.group(4), m.group(5), m.group(6), m.group(7)
+            if tie and not neg:
+                continue  # "as good as": no preference either way
+            if tie:  # "not as good as"
+                pos, neg = False, False
+            elif good:
+                pos = True
+            elif bad:
+                pos = False
+            else:
+                fault = adj.lower() in _FAULTS
+                pos = (moreless.lower() == "more") != fault
+            if neg:
+                pos = not pos
+            votes.append((x if pos else 1 - x, m.group(0).strip()))
+    for pat in (_PICK, _WINS):
+        for m in pat.finditer(text):
+            before = text[max(0, m.start() - 12):m.start()].lower()
+            if re.search(r"\b(?:not|n't|never)\s*$", before):
+                continue
+            votes.append((int(m.group(1)), m.group(0).strip()))
+    return votes
 
 
 def parse_pairwise(reply: str, finish_reason: str | None = None) -> Parsed:
-    """0 or 1: the reply is just "0" or "1", or names only one of the two summaries,
-    or names both and says "Summary X is better"."""
+    """0 or 1 (docs/judge.md, "Pairwise"): the reply is just "0"/"1"/"Summary 1", or
+    starts with one; else the statements of preference ("Summary 1 is better",
+    "Summary 0 is more confusing" = 1, "Summary 1 is not better than Summary 0" = 0,
+    "I prefer Summary 0", "Therefore, Summary 1") must all agree; else a reply that
+    names only one summary, without any comparison, chose it. Statements that
+    disagree, or a tie, make it ``ambiguous``."""
     text = (reply or "").strip()
-    bare = re.fullmatch(r"[\W_]*(?:answer\s*:\s*)?([01])[\W_]*", text, re.IGNORECASE)
+    bare = re.fullmatch(r"[\W_]*(?:answer\s*:\s*)?(?:summary\s*#?\s*)?([01])[\W_]*", text, re.IGNORECASE)
     if bare:
         return Parsed({"choice": int(bare.group(1))})
+    votes = _pair_votes(text)
+    lead = _LEAD_CHOICE.match(text)
+    if lead:
+        votes.insert(0, (int(lead.group(1)), lead.group(0).strip()))
+    choices = {v for v, _ in votes}
+    if len(choices) == 1:
+        return Parsed({"choice": choices.pop()})
+    if len(choices) == 2:
+        said = "; ".join(f"{w!r} -> {v}" for v, w in votes[:4])
+        return Parsed.invalid({"choice": None}, "ambiguous", f"points both ways ({said})")
     named = {int(x) for x in _SUMMARY_REF.findall(text)}
+    if len(named) == 2:
+        return Parsed.invalid({"choice": None}, "ambiguous", "names both summaries without preferring one")
+    if _TIE.search(text):
+        return Parsed.invalid({"choice": None}, "no_choice", "calls it a tie")
     if len(named) == 1:
         return Parsed({"choice": named.pop()})
-    if len(named) == 2:
-        better = {int(x) for x in _BETTER.findall(text)}
-        if len(better) == 1:
-            return Parsed({"choice": better.pop()})
-        return Parsed.invalid({"choice": None}, "ambiguous", "names both summaries")
     return Parsed.invalid({"choice": None}, explain_no_label(text, finish_reason, default="no_choice"))
 
 
@@ -284,26 +414,55 @@ def parse_pyramid(reply: str, n_scus: int, finish_reason: str | None = None) -> 
 
 # ---------------------------------------------------------------- binary
 
-_NOT_SUPPORTED = re.compile(r"\b(?:is\s+not|isn't|not)\s+supported\b", re.IGNORECASE)
-_SUPPORTED = re.compile(r"\b(?:is\s+)?supported\b", re.IGNORECASE)
+# answer words: Yes-like and No-like, as the first word or after "Answer:"
+_POS_WORDS = r"(?:yes|supported|consistent|true|correct|entailed|faithful|accurate)"
+_NEG_WORDS = r"(?:no|not\s+supported|unsupported|inconsistent|not\s+consistent|false|incorrect|contradicted|" \
+             r"not\s+entailed|unfaithful|inaccurate|not\s+true|not\s+correct)"
+_BIN_LEAD = re.compile(r"^[\W_]*(?:(?:final\s+)?answer\s*[:\-]?\s*|verdict\s*[:\-]\s*|label\s*[:\-]\s*)?[\W_]*"
+                       r"(?:the\s+sentence\s+is\s+|it\s+is\s+|this\s+is\s+)?(?:(" + _NEG_WORDS + r")|(" + _POS_WORDS +
+                       r"))\b", re.IGNORECASE)
+_BIN_ANSWER = re.compile(r"\b(?:(?:final\s+)?answer|verdict|label)\s*(?:is|:|-|=)\s*[\W_]*(?:(" + _NEG_WORDS + r")|(" +
+                         _POS_WORDS + r"))\b", re.IGNORECASE)
+_BIN_STATE_NEG = re.compile(r"\b(?:is|are)\s+(?:not|n't)\s+(?:supported|consistent|entailed|true)\b|"
+                            r"\bisn't\s+(?:supported|consistent|entailed|true)\b|\bnot\s+supported\b|"
+                            r"\bcontradicts\b|\bis\s+(?:unsupported|inconsistent|contradicted|false)\b", re.IGNORECASE)
+_BIN_STATE_POS = re.compile(r"\b(?:is|are)\s+(?:fully\s+|directly\s+|clearly\s+|well\s+)?(?:supported|entailed|"
+                            r"consistent\s+with)\b", re.IGNORECASE)
+# "yes"/"no" that answer, not "no contradiction", "no evidence"
+_YES_NO_WORD = re.compile(r"(?:^|[.!:\n*\"]\s*)(yes|no)\b(?![\s-]+(?:one|longer|doubt|evidence|mention|information|"
+                          r"contradiction|errors?|indication|such|other|more|less|details?))", re.IGNORECASE)
 
 
 def parse_binary(reply: str, finish_reason: str | None = None) -> Parsed:
-    """1 for Yes, 0 for No: the first word, else the only one of the two that occurs,
-    else "not supported" / "supported"."""
+    """1 for Yes, 0 for No (docs/judge.md, "Binary"): the answer word at the start
+    ("Yes", "No", "Supported", "Not supported", "Answer: No") wins over any "no"
+    later in the sentence; else an "Answer: ..." anywhere; else statements ("is not
+    supported", "is supported", "contradicts") and sentence-initial Yes/No words,
+    which must all agree (else ``ambiguous``)."""
     text = (reply or "").strip()
-    lead = re.match(r"[\W_]*(yes|no)\b", text, re.IGNORECASE)
+    lead = _BIN_LEAD.match(text)
+    if lead and re.match(r"\s*(?:and|or|/|but)\s+(?:" + (_POS_WORDS if lead.group(1) else _NEG_WORDS) + r")\b",
+                         text[lead.end():], re.IGNORECASE):
+        return Parsed.invalid({"label": None}, "ambiguous", f"starts with both answers ({text[:30]!r})")
     if lead:
-        return Parsed({"label": int(lead.group(1).lower() == "yes")})
-    kinds = {w.lower() for w in _YESNO.findall(text)}
+        return Parsed({"label": 0 if lead.group(1) else 1})
+    answers = {0 if m.group(1) else 1 for m in _BIN_ANSWER.finditer(text)}
+    if len(answers) == 1:
+        return Parsed({"label": answers.pop()})
+    if len(answers) == 2:
+        return Parsed.invalid({"label": None}, "ambiguous", "gives both answers")
+    kinds = set()
+    if _BIN_STATE_NEG.search(text):
+        kinds.add(0)
+    if _BIN_STATE_POS.search(_blank(text, _BIN_STATE_NEG)):
+        kinds.add(1)
+    kinds |= {int(m.group(1).lower() == "yes") for m in _YES_NO_WORD.finditer(text)}
     if len(kinds) == 1:
-        return Parsed({"label": int(kinds.pop() == "yes")})
-    if _NOT_SUPPORTED.search(text):
-        return Parsed({"label": 0})
-    if len(kinds) == 0 and _SUPPORTED.search(text):
-        return Parsed({"label": 1})
+        return Parsed({"label": kinds.pop()})
     if len(kinds) == 2:
         return Parsed.invalid({"label": None}, "ambiguous", "says both Yes and No")
+    if {w.lower() for w in _YESNO.findall(text)} == {"yes", "no"}:
+        return Parsed.invalid({"label": None}, "ambiguous", "says both yes and no")
     return Parsed.invalid({"label": None}, explain_no_label(text, finish_reason, default="no_answer"))
 
 

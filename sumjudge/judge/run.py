@@ -18,9 +18,10 @@ from typing import Any, Callable, Iterator
 
 import pandas as pd
 
-from .cache import ResponseCache, request_key
+from .cache import ResponseCache, remember_legacy, request_key
 from .client import FatalJudgeError, Request, RequestLayer, Result, Stats
-from .embedded import DUMMY_KEY, assemble, llama_server
+from .embedded import DUMMY_KEY, EmbeddedError, assemble, engine_version, llama_server
+from .offline import require_sender, with_context
 from .parse import parse_reply, weighted_likert
 from .prompts import Template, check_template, load_template, prompt_hash, unit_fields
 from .protocols import GROUP_COLUMN, LIKERT_DIMENSIONS, label_columns, protocol
@@ -83,6 +84,7 @@ def plan_requests(df: pd.DataFrame, dataset: str, template: Template, spec: dict
         for sample in range(int(spec["samples"])):
             params = request_params(spec, sample)
             identity = {"server": server, "messages": messages, "params": params, "sample": sample}
+            remember_legacy(request_key(identity), identity, spec)  # caches written before issue 9
             planned.append(Planned(row, sample, Request(request_key(identity), identity, messages, params, est), phash))
     return planned
 
@@ -156,19 +158,25 @@ def judge_dataset(df: pd.DataFrame, dataset: str, variant: str, template: Templa
     requests = [p.request for p in planned]
     label = f"{spec['name']}/{dataset}/{variant}"
     bar = Progress(len(requests), label, spec, enabled=progress)
-    missing = [r for r in requests if r.key not in cache]
+    missing = [r for r in requests if cache.get(r.key) is None]  # verified; damaged entries quarantined
     layer: RequestLayer
     try:
         if missing:
             log.info("%s: %d of %d requests not cached", label, len(missing), len(requests))
-            with endpoint(spec, model_dir, server_log) as (url, key, health):
-                if spec.get("mode") == "batch":
-                    from .batch import BatchRunner
-                    layer = BatchRunner(spec, url, key, cache, on_result=bar, label=label,
-                                        progress=progress)
-                else:
-                    layer = RequestLayer(spec, url, key, cache, on_result=bar, health=health)
-                results = layer.run(requests)
+            require_sender(spec, label, len(missing), len(requests), cache.quarantined)
+            if spec["embedded"]:
+                cache.record = {"engine": f"llama-cpp-python=={engine_version()}"}  # recorded, not in the key
+            try:
+                with endpoint(spec, model_dir, server_log) as (url, key, health):
+                    if spec.get("mode") == "batch":
+                        from .batch import BatchRunner
+                        layer = BatchRunner(spec, url, key, cache, on_result=bar, label=label,
+                                            progress=progress)
+                    else:
+                        layer = RequestLayer(spec, url, key, cache, on_result=bar, health=health)
+                    results = layer.run(requests)
+            except EmbeddedError as err:  # no model file, or the server did not start
+                raise with_context(err, label, len(missing), len(requests), cache.quarantined) from None
         else:
             layer = RequestLayer(spec, "(cache only)", "", cache, on_result=bar)
             results = layer.run(requests)  # all cache hits: no client, no server

@@ -39,6 +39,8 @@ JUDGE_DEFAULTS: dict[str, Any] = {
     "backoff_base_s": 1.0,       # exponential backoff: base * 2^attempt, jittered ...
     "backoff_max_s": 60.0,       # ... and capped (retry-after is honoured up to 10x this)
     "server": {},                # embedded only: see EMBEDDED_SERVER_DEFAULTS
+    "cache_identity": None,      # remote only: what names the service in the cache key;
+                                 # null: the normalised base_url (see normalise_base_url)
 }
 
 BATCH_DEFAULTS: dict[str, Any] = {
@@ -128,6 +130,10 @@ def judge_spec(name: str, settings: dict[str, Any] | None) -> dict[str, Any]:
         for k in ("price_input_per_1k", "price_output_per_1k"):
             if spec[k] is None:
                 spec[k] = 0.0
+    if spec["embedded"] and spec["cache_identity"]:
+        raise JudgeConfigError(f"config key judges.{name}.cache_identity: only for remote judges "
+                               f"(an embedded judge is named by its model file's sha256)")
+    check_no_secrets(name, spec)
     if int(spec["samples"]) < 1 or int(spec["max_concurrency"]) < 1:
         raise JudgeConfigError(f"config key judges.{name}: samples and max_concurrency must be >= 1")
     return spec
@@ -153,17 +159,85 @@ def judge_resources(specs: dict[str, dict[str, Any]]) -> dict[str, int]:
         r = resource_name(spec)
         out[r] = max(out.get(r, 0), int(spec["max_concurrency"]))
     return out
+DEFAULT_PORTS = {"http": 80, "https": 443}
+LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "::1", "[::1]", "0:0:0:0:0:0:0:1"}
+# names (split at _ - . and camelCase) that hold credentials; "max_tokens" is not one
+SECRET_WORDS = {"key", "apikey", "token", "secret", "password", "passwd", "authorization", "auth",
+                "credential", "credentials", "bearer", "cookie", "signature", "sig"}
+
+
+def _name_words(name: str) -> set[str]:
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", str(name))
+    return {w for w in re.split(r"[\s_.\-]+", spaced.lower()) if w}
+
+
+def credential_like(name: str) -> bool:
+    """A field or parameter name that looks like it holds a credential."""
+    words = _name_words(name)
+    return bool(words & SECRET_WORDS) or str(name).lower().replace("-", "").replace("_", "") in SECRET_WORDS
+
+
+def check_no_secrets(name: str, spec: dict[str, Any]) -> None:
+    """Refuse settings that would copy a secret into every cache entry and table:
+    user info or credential-like query parameters in ``base_url``, credential-like
+    keys anywhere in ``extra_body``."""
+    from urllib.parse import parse_qsl, urlsplit
+    fix = (f"put the key in an environment variable and name that variable in judges.{name}.api_key_env "
+           f"(the key is sent as the Authorization header and never stored)")
+    url = spec.get("base_url")
+    if url:
+        parts = urlsplit(str(url))
+        if parts.username is not None or parts.password is not None or "@" in parts.netloc:
+            raise JudgeConfigError(f"config key judges.{name}.base_url holds user info (user:password@): {fix}")
+        bad = [k for k, _ in parse_qsl(parts.query, keep_blank_values=True) if credential_like(k)]
+        if bad:
+            raise JudgeConfigError(f"config key judges.{name}.base_url has credential-like query parameter(s) "
+                                   f"{', '.join(bad)}: {fix}")
+
+    def walk(obj: Any, where: str) -> None:
+        if isinstance(obj, dict):
+            for k, v in obj.items():
+                if credential_like(k):
+                    raise JudgeConfigError(f"config key {where}.{k} looks like a credential and extra_body is "
+                                           f"stored in every cache entry and table: {fix}")
+                walk(v, f"{where}.{k}")
+        elif isinstance(obj, list):
+            for i, v in enumerate(obj):
+                walk(v, f"{where}[{i}]")
+
+    walk(spec.get("extra_body") or {}, f"judges.{name}.extra_body")
+
+
+def normalise_base_url(url: str) -> str:
+    """``base_url`` as the cache names it: scheme and host lower-cased, the default
+    port and trailing slashes dropped, and every loopback name (localhost, 127.0.0.1,
+    ::1) written ``localhost``; the path (case kept) and the query stay."""
+    from urllib.parse import urlsplit, urlunsplit
+    parts = urlsplit(str(url).strip())
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower()
+    if host in LOOPBACK_HOSTS:
+        host = "localhost"
+    elif ":" in host:
+        host = f"[{host}]"
+    port = parts.port
+    netloc = host if port is None or port == DEFAULT_PORTS.get(scheme) else f"{host}:{port}"
+    return urlunsplit((scheme, netloc, parts.path.rstrip("/"), parts.query, ""))
 
 
 def server_identity(spec: dict[str, Any]) -> dict[str, Any]:
-    """What identifies the server in the cache key: its API root, or for an embedded
-    judge the model file's sha256 and the engine version (never the random port)."""
+    """What identifies the server in the cache key (docs/judge.md, "Cache identity").
+
+    Embedded judge: the model file's sha256 and the chat template (``chat_format``;
+    null = the template stored in that file); the engine settings that change replies
+    are request fields (temperature, seed, extra_body's repeat_penalty, ...) and so in
+    the key already. Not the engine version (each entry records it) and never the
+    random port. Remote judge: ``cache_identity`` or the normalised ``base_url``."""
     if spec["embedded"]:
-        from .embedded import EMBEDDED_MODELS, engine_version
+        from .embedded import EMBEDDED_MODELS
         m = EMBEDDED_MODELS[spec["embedded"]]
-        return {"engine": f"llama-cpp-python=={engine_version()}", "gguf_sha256": m.sha256,
-                "chat_format": spec["server"].get("chat_format")}
-    return {"base_url": str(spec["base_url"]).rstrip("/")}
+        return {"gguf_sha256": m.sha256, "chat_format": (spec.get("server") or {}).get("chat_format")}
+    return {"api": spec.get("cache_identity") or normalise_base_url(spec["base_url"])}
 
 
 def request_params(spec: dict[str, Any], sample: int) -> dict[str, Any]:

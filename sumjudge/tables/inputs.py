@@ -160,7 +160,24 @@ def load_judge_run(path: str | Path, labels: tuple[str, ...] | str, repeats: int
                         len(units), dataset)
     usage_path = path.with_suffix(".usage.json")
     usage = json.loads(usage_path.read_text()) if usage_path.exists() else None
-    return JudgeRun(judge, dataset, variant, str(path), out.reset_index(drop=True), read_meta(path), usage)
+    meta = read_meta(path)
+    _check_cached(path, df, meta)
+    return JudgeRun(judge, dataset, variant, str(path), out.reset_index(drop=True), meta, usage)
+
+
+def _check_cached(path: Path, df: pd.DataFrame, meta: dict) -> None:
+    """Every judged row's ``request_key`` has a valid entry in the cache the judge
+    table names (``cache_dir`` in its metadata; issue 9)."""
+    if "request_key" not in df or not meta.get("cache_dir"):
+        return
+    from ..judge.cache import missing_keys
+    answered = df["request_key"][df["status"].astype(str) != "api_error"]
+    missing = missing_keys(answered, meta["cache_dir"])
+    if missing:
+        raise ValueError(f"{path}: {len(missing)} of {answered.nunique()} replies are not (validly) in the "
+                         f"response cache {meta['cache_dir']}, e.g. {missing[:3]}: the cache was not shared "
+                         f"with the table or was damaged; run `python -m sumjudge.judge.cache verify` and "
+                         f"rebuild the judge table")
 
 
 @dataclass

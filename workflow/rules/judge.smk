@@ -29,8 +29,11 @@ JUDGE_DATASETS = [d for d in JUDGE_CFG["datasets"] if d in DATASETS]
 JUDGE_PROMPT_DIR = _jt.prompt_dir(JUDGE_CFG, workflow.basedir)
 JUDGE_OUTPUTS = _jt.outputs(RESULTS, JUDGE_RUN, JUDGE_DATASETS, JUDGE_CFG)
 
-# The keys of the judges that run must be in the environment (checked at start-up).
-envvars: *sorted({JUDGES[j]["api_key_env"] for j in JUDGE_RUN if JUDGES[j]["api_key_env"]})
+# No `envvars:` here: it made Snakemake refuse to start (even `snakemake -n`, even with
+# every reply cached) without the judges' keys. A judge job asks for its key only when
+# some request is not cached (sumjudge/judge/offline.py), and then names the judge, the
+# variable and how many requests need it. Cluster jobs (SLURM) inherit the environment
+# of the shell that runs snakemake (sbatch's default --export=ALL): set the key there.
 
 # One custom resource per judge, as large as its max_concurrency; every job of that
 # judge claims all of it, so however many --cores, a judge never has more than

@@ -1,0 +1,189 @@
+"""``python -m sumjudge.judge.cache stats|verify|prune|export``: look after a response cache.
+
+    stats                 entries per model and judge, tokens, cost, how they were obtained
+    verify                check every entry (exit 1 naming each bad one)
+    prune [--yes]         remove entries no judge table under results/judge/ refers to
+                          (dry run unless --yes)
+    export --judge NAME DIR   copy the entries NAME's tables refer to into DIR (a cache
+                          directory a collaborator can use as judge.cache_dir)
+
+``--cache-dir`` defaults to ``judge.cache_dir`` of ``--configfile`` (config.yaml), and
+``--results`` (where the judge tables are) to ``results``. See docs/judge.md.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from .cache import QUARANTINE, ResponseCache, copy_entry, read_entry
+
+DEFAULT_CACHE_DIR = "results/cache/judge"
+
+
+def default_cache_dir(configfile: str | Path = "config.yaml") -> str:
+    path = Path(configfile)
+    if path.is_file():
+        import yaml
+        cfg = yaml.safe_load(path.read_text()) or {}
+        value = (cfg.get("judge") or {}).get("cache_dir")
+        if value:
+            return str(value)
+    return DEFAULT_CACHE_DIR
+
+
+def table_keys(results: str | Path, judge: str | None = None) -> dict[str, set[str]]:
+    """judge name -> the request keys its tables under ``results/judge/`` refer to."""
+    import pandas as pd
+    out: dict[str, set[str]] = defaultdict(set)
+    root = Path(results) / "judge"
+    for path in sorted(root.glob("*/*/*.parquet")):
+        name = path.parent.parent.name
+        if judge is not None and name != judge:
+            continue
+        df = pd.read_parquet(path, columns=None)
+        if "request_key" in df:
+            out[name].update(k for k in df["request_key"].dropna().astype(str) if k)
+    return dict(out)
+
+
+def _judge_prices(configfile: str | Path) -> dict[str, tuple[float, float]]:
+    path = Path(configfile)
+    if not path.is_file():
+        return {}
+    import yaml
+    cfg = yaml.safe_load(path.read_text()) or {}
+    return {n: (float((s or {}).get("price_input_per_1k") or 0), float((s or {}).get("price_output_per_1k") or 0))
+            for n, s in (cfg.get("judges") or {}).items()}
+
+
+def stats(cache_dir: str, results: str, configfile: str) -> list[dict[str, Any]]:
+    owner: dict[str, str] = {}
+    for name, keys in table_keys(results).items():
+        for k in keys:
+            owner.setdefault(k, name)
+    prices = _judge_prices(configfile)
+    rows: dict[tuple, dict[str, Any]] = {}
+    for path in ResponseCache(cache_dir).files():
+        entry, why = read_entry(path)
+        if entry is None:
+            model, judge, via = "(bad entry)", "-", why.split(" (")[0]
+            usage: dict = {}
+        else:
+            model = (entry.get("request") or {}).get("params", {}).get("model") or entry.get("model") or "?"
+            judge = owner.get(entry["key"], "(no table)")
+            via = entry.get("via") or ("migrated" if entry.get("migrated_from") else "request")
+            usage = entry.get("usage") or {}
+        row = rows.setdefault((model, judge, via), {"model": model, "judge": judge, "via": via, "entries": 0,
+                                                    "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0})
+        row["entries"] += 1
+        pt, ct = int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
+        row["prompt_tokens"] += pt
+        row["completion_tokens"] += ct
+        if entry is not None and isinstance(entry.get("cost_usd"), (int, float)):
+            row["cost_usd"] += float(entry["cost_usd"])
+        elif judge in prices:
+            row["cost_usd"] += pt / 1000 * prices[judge][0] + ct / 1000 * prices[judge][1]
+    return sorted(rows.values(), key=lambda r: (r["model"], r["judge"], r["via"]))
+
+
+def verify(cache_dir: str) -> list[tuple[Path, str]]:
+    """(file, why) for every entry that is unreadable or does not match its key."""
+    return [(p, why) for p in ResponseCache(cache_dir).files() for _, why in [read_entry(p)] if why]
+
+
+def unreferenced(cache_dir: str, results: str) -> list[Path]:
+    keys = set().union(*table_keys(results).values()) if table_keys(results) else set()
+    return [p for p in ResponseCache(cache_dir).files() if p.stem not in keys]
+
+
+def export(cache_dir: str, results: str, judge: str, dest: str) -> tuple[int, list[str]]:
+    """Copy judge's referenced entries to ``dest``; (copied, keys missing from the cache)."""
+    keys = table_keys(results, judge).get(judge, set())
+    if not keys:
+        raise SystemExit(f"export: no judge table under {results}/judge/{judge}/ refers to any cache entry "
+                         f"(is the judge name right? judges with tables: "
+                         f"{', '.join(sorted(table_keys(results))) or 'none'})")
+    cache = ResponseCache(cache_dir)
+    missing, copied = [], 0
+    for key in sorted(keys):
+        src = cache.path(key)
+        entry, _ = read_entry(src, key)
+        if entry is None:
+            missing.append(key)
+            continue
+        copy_entry(src, Path(dest))
+        copied += 1
+    return copied, missing
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m sumjudge.judge.cache", description=__doc__.split("\n\n")[0])
+    ap.add_argument("command", choices=["stats", "verify", "prune", "export"])
+    ap.add_argument("dest", nargs="?", help="export: the directory to copy the entries into")
+    ap.add_argument("--cache-dir", help="the response cache (default: judge.cache_dir of --configfile)")
+    ap.add_argument("--configfile", default="config.yaml")
+    ap.add_argument("--results", default="results", help="where results/judge/ is (default: results)")
+    ap.add_argument("--judge", help="export: the judge whose entries to copy")
+    ap.add_argument("--yes", action="store_true", help="prune: really delete (default: dry run)")
+    ap.add_argument("--json", action="store_true", help="stats: print JSON lines")
+    a = ap.parse_intermixed_args(argv)
+    cache_dir = a.cache_dir or default_cache_dir(a.configfile)
+    if not Path(cache_dir).is_dir():
+        print(f"{cache_dir}: no such cache directory (set --cache-dir or judge.cache_dir)", file=sys.stderr)
+        return 2
+    if a.command == "stats":
+        rows = stats(cache_dir, a.results, a.configfile)
+        if a.json:
+            for r in rows:
+                print(json.dumps(r))
+        else:
+            print(f"{'model':32} {'judge':20} {'via':10} {'entries':>8} {'prompt_tok':>11} {'compl_tok':>10} {'cost_usd':>9}")
+            for r in rows:
+                print(f"{r['model'][:32]:32} {r['judge'][:20]:20} {r['via'][:10]:10} {r['entries']:8d} "
+                      f"{r['prompt_tokens']:11d} {r['completion_tokens']:10d} {r['cost_usd']:9.4f}")
+            q = Path(cache_dir) / QUARANTINE
+            if q.is_dir():
+                print(f"quarantined: {sum(1 for _ in q.iterdir())} file(s) in {q}")
+        return 0
+    if a.command == "verify":
+        bad = verify(cache_dir)
+        n = len(ResponseCache(cache_dir))
+        for path, why in bad:
+            print(f"BAD {path}: {why}")
+        print(f"{n - len(bad)} of {n} entries valid" + (f", {len(bad)} bad" if bad else ""),
+              file=sys.stderr if bad else sys.stdout)
+        return 1 if bad else 0
+    if a.command == "prune":
+        if not (Path(a.results) / "judge").is_dir():
+            print(f"prune: {a.results}/judge/ does not exist: every entry would look unused; not pruning",
+                  file=sys.stderr)
+            return 2
+        orphans = unreferenced(cache_dir, a.results)
+        size = sum(p.stat().st_size for p in orphans)
+        for p in orphans:
+            print(("deleting " if a.yes else "would delete ") + str(p))
+            if a.yes:
+                p.unlink()
+        print(f"{len(orphans)} of {len(ResponseCache(cache_dir)) + (len(orphans) if a.yes else 0)} entries "
+              f"({size / 1e6:.2f} MB) are referenced by no table under {a.results}/judge/"
+              + ("; deleted" if a.yes else "; dry run: add --yes to delete them"))
+        return 0
+    if a.command == "export":
+        if not a.judge or not a.dest:
+            ap.error("export needs --judge NAME and a destination directory")
+        copied, missing = export(cache_dir, a.results, a.judge, a.dest)
+        print(f"copied {copied} entries of judge {a.judge} to {a.dest}")
+        if missing:
+            print(f"{len(missing)} referenced entries are missing or bad in {cache_dir}, e.g. {missing[:3]}",
+                  file=sys.stderr)
+            return 1
+        return 0
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
