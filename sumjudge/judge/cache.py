@@ -20,10 +20,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from ..io import tmp_beside
 
 CACHE_FORMAT = 1
 
@@ -85,9 +86,9 @@ class ResponseCache:
     def put(self, key: str, entry: dict[str, Any]) -> None:
         path = self.path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{key[:12]}.", suffix=".part")
+        tmp = tmp_beside(path, prefix=f".{key[:12]}.")  # the umask's mode, not mkstemp's 0600
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            with open(tmp, "w", encoding="utf-8") as fh:
                 json.dump(entry, fh, ensure_ascii=False, sort_keys=True)
                 fh.flush()
                 os.fsync(fh.fileno())

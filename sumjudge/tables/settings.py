@@ -17,6 +17,7 @@ class TableSettings:
     repeats: int | None = None        # tables.repeats: judge samples used per unit (None: all)
     examples: int = 3                 # tables.examples: Tables 7 and 8, examples per group
     explanation_min_words: int = 8    # tables.explanation_min_words: Table 7's rule
+    near_constant: float = 0.8        # tables.near_constant: modal share above which a judge is flagged
 
     @classmethod
     def from_config(cls, config: dict[str, Any]) -> "TableSettings":
