@@ -348,7 +348,8 @@ def test_chart_manifest_and_overview(workdir, tables, tmp_path):
     assert manifest["libraries"]["pandas"] == pd.__version__ and "snakemake" in manifest["libraries"]
     assert manifest["invocation"]["command"] and manifest["prompt_hash_definition"]
     assert manifest["worktree"]["git"] is True
-    assert {s["dataset"] for s in manifest["data_sources"]} >= {"summeval", "qags_cnn"}
+    assert {s["dataset"] for s in manifest["data_sources"]} == {"summeval", "newsroom", "tldr", "realsumm", "qags"}
+    assert all(s["url"].startswith("https://raw.githubusercontent.com/") for s in manifest["data_sources"])
     page = render({**{k: v for k, v in tables.items() if k.startswith("table")}}, svg.read_text(), chart,
                   tables["usage"], manifest)
     assert "Table 1: SummEval" in page and "<svg" in page and "stub-model-1" in page
@@ -376,7 +377,7 @@ def test_caveat_columns(workdir):
     t1 = build.correlation_table("table1", d["summeval"], m, j, SETTINGS, ctx)
     assert (t1["subset"] == "slice (docs: 12)").all() and (t1["n_docs"] == 12).all()
     assert (t1["n_units"] == len(pd.read_parquet(d["summeval"]))).all()
-    assert cell(t1, "ROUGE-1", dimension="coherence", level="sample")["model_note"] == "no model"
+    assert cell(t1, "ROUGE-1", dimension="coherence", level="sample")["model_note"] == "no model (rouge-score 0.1.2)"
     assert cell(t1, "BERTScore [tests/minilm]", dimension="coherence", level="sample")["model_note"] \
         == "stand-in model tests/minilm, not the paper's"
     judge = cell(t1, "stub", dimension="coherence", level="sample")

@@ -27,6 +27,7 @@ import pandas as pd
 
 from .behaviour import NEAR_CONSTANT_NOTE
 from .common import DATASET_LABELS
+from .rows import FACTUALITY_METRICS, SCORE_METRICS
 
 PAPER_JUDGE_MODEL = "gpt-3.5-turbo-0301"
 NOT_IN_COPY = "published value not in this copy"
@@ -35,6 +36,8 @@ UNIT_WORDS = {"summeval": "summaries", "newsroom": "summaries", "tldr": "summary
 DOC_COLUMNS = ("doc_id", "post_id")
 CAVEAT_COLUMNS = ["n_units", "n_docs", "model_note", "modal_share", "near_constant", "published_note", "caveat"]
 _BY_LABEL = {v: k for k, v in DATASET_LABELS.items()}
+_METRIC_SPECS = {**{m.name: m for m in SCORE_METRICS}, **{m.printed("pairwise"): m for m in SCORE_METRICS},
+                 **{m.name: m for m in FACTUALITY_METRICS.values()}}
 
 
 def judge_description(name: str, spec: dict | None) -> str:
@@ -86,6 +89,9 @@ def _model_note(cell: pd.Series, context: dict | None) -> str:
             if model != PAPER_JUDGE_MODEL else f"judge {name} (the paper's ChatGPT model)"
     if kind == "annotator":
         return "human expert"
+    spec = _METRIC_SPECS.get(str(cell.get("paper_row")))
+    if spec is not None and not spec.paper_models:
+        return f"no model ({model})" if has_model else "no model"
     if not has_model:
         return "no model"
     if str(cell["row"]) != str(cell.get("paper_row")):
@@ -171,7 +177,10 @@ def table_caveats(df: pd.DataFrame, context: dict | None = None, threshold: floa
                          f"{UNIT_WORDS.get(key, 'units')} ({sub}" + (", not the paper's full dataset)"
                                                                     if sub.startswith("slice") else ")"))
     judges = df[df["kind"] == "judge"]
-    for note in dict.fromkeys(judges["model_note"].dropna()):
+    known = (context or {}).get("judges") or {}
+    names = judges["row"].astype(str).str.split("+").str[0].str.split(" [", regex=False).str[0]
+    notes = [f"judge {known[n]}" if n in known else note for n, note in zip(names, judges["model_note"])]
+    for note in dict.fromkeys(n for n in notes if isinstance(n, str)):
         lines.append(f"The {note}.")
     metrics = df[df["kind"] == "metric"]
     if metrics.empty:

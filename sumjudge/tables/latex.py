@@ -1,4 +1,4 @@
-"""LaTeX (booktabs) for every table, laid out like the paper: one row per metric
+r"""LaTeX (booktabs) for every table, laid out like the paper: one row per metric
 or judge, the best value of each column in bold. A judge's value is marked with
 a dagger where the paired permutation test against its comparison row gives
 p < 0.05 (the CSV has the p-values and intervals).

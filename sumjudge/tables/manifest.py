@@ -201,8 +201,8 @@ def data_sources(config: dict[str, Any], raw_dir: str | Path = "results/raw") ->
     mirror = config.get("mirror")
     out = []
     for src in SOURCES:
-        if datasets and src.dataset not in datasets:
-            continue
+        if datasets and not any(d == src.dataset or d.startswith(src.dataset + "_") for d in datasets):
+            continue  # qags_cnn and qags_xsum come from the "qags" files
         raw = Path(raw_dir) / src.local_path
         out.append({"dataset": src.dataset, "url": src.url, "repo": src.repo, "commit": src.commit,
                     "path": src.path, "mirror_path": str(Path(mirror) / src.local_path) if mirror else None,
