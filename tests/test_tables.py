@@ -443,6 +443,7 @@ def test_bold_only_for_a_unique_best():
     assert unique_best({"a": 0.5, "b": 0.51}, 3) == "b"
     assert unique_best({"a": 0.5, "b": 0.51}, 3, exclude={"b"}) == "a"
     assert unique_best({"a": 0.2, "b": 0.1}, 3, lower_better=True) == "b"
+    assert unique_best({"a": 0.9, "b": math.nan}, 3) is None  # a single row is not "best"
     df = pd.DataFrame({"row": ["m1", "m2", "m3"], "dataset": "TLDR", "value": [0.7, 0.7, -0.1],
                        "dimension": "pairwise", "level": "accuracy", "ci_low": np.nan, "p_value": np.nan})
     tex = accuracy_latex(df, ["TLDR"], "Table 3: x", "tab:t")

@@ -32,7 +32,7 @@ from .rows import FACTUALITY_METRICS, SCORE_METRICS
 PAPER_JUDGE_MODEL = "gpt-3.5-turbo-0301"
 NOT_IN_COPY = "published value not in this copy"
 UNIT_WORDS = {"summeval": "summaries", "newsroom": "summaries", "tldr": "summary pairs",
-              "realsumm": "summaries", "qags_cnn": "summaries", "qags_xsum": "summaries"}
+              "realsumm": "summaries", "qags_cnn": "summary sentences", "qags_xsum": "summary sentences"}
 DOC_COLUMNS = ("doc_id", "post_id")
 CAVEAT_COLUMNS = ["n_units", "n_docs", "model_note", "modal_share", "near_constant", "published_note", "caveat"]
 _BY_LABEL = {v: k for k, v in DATASET_LABELS.items()}
@@ -197,7 +197,8 @@ def table_caveats(df: pd.DataFrame, context: dict | None = None, threshold: floa
             lines.append("Learned metrics not run (config metrics.run is empty): only the rows shown.")
     near = judges[judges["near_constant"].map(_flag)]
     for row, g in near.groupby("row", sort=False):
-        dims = ", ".join(dict.fromkeys(g["dimension"] if g["dataset"].nunique() == 1 else g["dataset"]))
+        accuracy = g["level"].eq("accuracy").all()
+        dims = ", ".join(dict.fromkeys(g["dataset"] if accuracy else g["dataset"] + " " + g["dimension"]))
         lines.append(f"{row} on {dims}: {NEAR_CONSTANT_NOTE} (modal share above {threshold:g}); never marked best.")
     missing = df["published_note"].notna() & df["published_note"].astype(str).ne("") \
         & df["published_note"].astype(str).ne("nan")

@@ -14,7 +14,7 @@ Fit for a paper (docs/tables.md):
 - negative numbers get a real minus sign (``$-$``);
 - **bold marks a unique best**: the column's best value after rounding to the
   printed digits, among rows that are not near-constant judges; when two or
-  more rows share it, nothing in that column is bold;
+  more rows share it, or the column has a single row, nothing in that column is bold;
 - a near-constant judge's cells carry a section mark (``$^\S$``) and are never bold.
 """
 from __future__ import annotations
@@ -75,8 +75,11 @@ def significant(p) -> bool:
 
 
 def unique_best(values: dict, digits: int, lower_better: bool = False, exclude: set | None = None):
-    """The key whose value, rounded to ``digits``, is the single best; None on a tie or
-    when no value is left after ``exclude`` (near-constant judges)."""
+    """The key whose value, rounded to ``digits``, is the single best; None on a tie, when
+    fewer than two rows have a value (nothing to be best against), or when no value is left
+    after ``exclude`` (near-constant judges)."""
+    if sum(1 for v in values.values() if not _nan(v)) < 2:
+        return None
     vals = {k: round(v, digits) for k, v in values.items() if not _nan(v) and k not in (exclude or set())}
     if not vals:
         return None

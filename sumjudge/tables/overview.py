@@ -84,9 +84,12 @@ def _cell(c: pd.Series, digits: int, is_best: bool) -> str:
 
 
 def _unique_best(g: pd.DataFrame, digits: int, lower_better: bool):
-    if "near_constant" in g:
-        g = g[~g["near_constant"].map(_flag)]
+    """The same rule as the LaTeX (latex.unique_best): the single best of at least two rows."""
+    if g.dropna(subset=["value"])["row"].nunique() < 2:
+        return None  # a single row is not "best"
     vals = g.dropna(subset=["value"]).drop_duplicates("row").set_index("row")["value"].round(digits)
+    if "near_constant" in g:
+        vals = vals[~vals.index.isin(g.loc[g["near_constant"].map(_flag), "row"])]
     if vals.empty:
         return None
     top = vals.min() if lower_better else vals.max()

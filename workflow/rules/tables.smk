@@ -52,9 +52,10 @@ TABLE_OUTPUTS = [
 ]
 
 
-def _table_report(path, table, fmt):
-    return report(path, caption=f"../report/{table}.rst", category="Tables", subcategory=table,
-                  labels={"table": table, "format": fmt})
+# a report entry of one table file: its own caption, one subcategory per table
+_table_report = lambda path, table, fmt: report(  # noqa: E731
+    path, caption=f"../report/{table}.rst", category="Tables", subcategory=table,
+    labels={"table": table, "format": fmt})
 
 
 rule correlation_table:
