@@ -70,6 +70,10 @@ def subset_label(dataset: str, context: dict | None) -> str:
     return "slice (" + ", ".join(f"{k}: {v}" for k, v in spec.items()) + ")"
 
 
+def _docs_word(n) -> str:
+    return "document" if n == 1 else "documents"
+
+
 def scope(human: pd.DataFrame) -> tuple[int, int]:
     """(units, documents) of a dataset table."""
     col = next((c for c in DOC_COLUMNS if c in human), None)
@@ -125,7 +129,7 @@ def annotate(df: pd.DataFrame, humans: dict[str, pd.DataFrame], context: dict | 
         pub = NOT_IN_COPY if pd.isna(cell.get("published")) else None
         note = _model_note(cell, context)
         words = UNIT_WORDS.get(key, "units")
-        parts = [f"{n_docs} {DATASET_LABELS.get(key, key)} documents, {n_units} {words} ({sub})", note]
+        parts = [f"{n_docs} {DATASET_LABELS.get(key, key)} {_docs_word(n_docs)}, {n_units} {words} ({sub})", note]
         if near:
             parts.append(f"{NEAR_CONSTANT_NOTE} (modal share {share:.2f})")
         if pub:
@@ -173,7 +177,8 @@ def table_caveats(df: pd.DataFrame, context: dict | None = None, threshold: floa
         sub = subset_label(key, context) if context is not None else str(d["subset"].iloc[0]).split(";")[0]
         n_docs, n_units = d["n_docs"].dropna(), d["n_units"].dropna()
         if len(n_docs):
-            lines.append(f"{label}: {int(float(n_docs.iloc[0]))} documents, {int(float(n_units.iloc[0]))} "
+            docs = int(float(n_docs.iloc[0]))
+            lines.append(f"{label}: {docs} {_docs_word(docs)}, {int(float(n_units.iloc[0]))} "
                          f"{UNIT_WORDS.get(key, 'units')} ({sub}" + (", not the paper's full dataset)"
                                                                     if sub.startswith("slice") else ")"))
     judges = df[df["kind"] == "judge"]
