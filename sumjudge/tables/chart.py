@@ -173,6 +173,8 @@ def plot(df: pd.DataFrame, path: str, fmt: str | None = None) -> None:
                 nn = "" if pd.isna(r["n"]) else f" n={int(r['n'])}"
                 if not pd.isna(r.get("n_groups")) and r["table"] in ("Table 1", "Table 2"):
                     nn += f"/{int(r['n_groups'])}g"
+                if pd.isna(r["paper_margin"]):
+                    nn += " (paper: n/a)"  # the published margin is not in this copy
                 labels.append(f"{r['column']}{nn}")
                 note = ""
                 if r["status"] != "compared":
