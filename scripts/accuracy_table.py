@@ -13,6 +13,7 @@ log = _log.setup(snakemake)
 settings = TableSettings.from_dict(snakemake.params.settings)
 table = snakemake.wildcards.table
 data = dict(zip(snakemake.params.datasets, snakemake.input.data))
-df = build.accuracy_table(table, data, list(snakemake.input.metrics), list(snakemake.input.judges), settings)
+df = build.accuracy_table(table, data, list(snakemake.input.metrics), list(snakemake.input.judges), settings,
+                          snakemake.params.context)
 build.write_csv(df, snakemake.output.csv)
-write_text(build.accuracy_latex_for(table, df, settings), snakemake.output.tex)
+write_text(build.accuracy_latex_for(table, df, settings, snakemake.params.context), snakemake.output.tex)

@@ -13,6 +13,6 @@ log = _log.setup(snakemake)
 settings = TableSettings.from_dict(snakemake.params.settings)
 table = snakemake.wildcards.table
 df = build.correlation_table(table, snakemake.input.data, list(snakemake.input.metrics),
-                             list(snakemake.input.judges), settings)
+                             list(snakemake.input.judges), settings, snakemake.params.context)
 build.write_csv(df, snakemake.output.csv)
-write_text(build.correlation_latex_for(table, df, settings), snakemake.output.tex)
+write_text(build.correlation_latex_for(table, df, settings, snakemake.params.context), snakemake.output.tex)

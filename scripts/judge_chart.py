@@ -13,4 +13,6 @@ log = _log.setup(snakemake)
 df = judge_vs_best([read_table_csv(p) for p in snakemake.input])
 write_csv(df, snakemake.output.csv)
 plot(df, snakemake.output.svg)
-log.info("%d judge columns compared (%d significant at 0.05)", len(df), int(df["significant"].sum()) if len(df) else 0)
+plot(df, snakemake.output.png)
+log.info("%d judge columns (%d compared, %d significant at 0.05)", len(df), int((df["status"] == "compared").sum()),
+         int(df["significant"].fillna(False).astype(bool).sum()) if len(df) else 0)

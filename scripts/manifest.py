@@ -5,14 +5,16 @@ import sys
 sys.path[:0] = [snakemake.scriptdir, os.path.dirname(snakemake.scriptdir)]  # _log, sumjudge
 import _log  # noqa: E402
 
-from sumjudge.io import write_json  # noqa: E402
-from sumjudge.tables.manifest import build_manifest  # noqa: E402
+from sumjudge.io import write_json, write_text  # noqa: E402
+from sumjudge.tables.manifest import build_manifest, prompt_texts  # noqa: E402
 
 log = _log.setup(snakemake)
 config = dict(snakemake.config)
+results = os.path.dirname(snakemake.output.manifest)
 manifest = build_manifest(config, os.path.dirname(snakemake.scriptdir), list(snakemake.input.prompts),
                           list(snakemake.input.judges), list(snakemake.input.metrics), list(snakemake.input.data),
-                          config.get("judges"))
-write_json(manifest, snakemake.output[0])
+                          config.get("judges"), results_dir=results)
+write_json(manifest, snakemake.output.manifest)
+write_text(prompt_texts(list(snakemake.input.prompts), manifest), snakemake.output.prompts)
 log.info("code %s; %d prompt templates; judges %s", manifest["code_version"], len(manifest["prompt_templates"]),
          sorted(manifest["judges"]))

@@ -17,7 +17,11 @@ log = _log.setup(snakemake)
 tables = {Path(p).stem: read_table_csv(p) for p in snakemake.input.tables}
 svg = Path(snakemake.input.chart).read_text()
 svg = svg[svg.find("<svg"):]  # inline: drop the XML prolog
+bsvg = Path(snakemake.input.behaviour_svg).read_text()
+bsvg = bsvg[bsvg.find("<svg"):]
+prompts = {Path(p).name: Path(p).read_text(encoding="utf-8") for p in snakemake.input.prompts}
 page = render(tables, svg, pd.read_csv(snakemake.input.chart_csv), pd.read_csv(snakemake.input.usage),
-              json.loads(Path(snakemake.input.manifest).read_text()))
+              json.loads(Path(snakemake.input.manifest).read_text()), bsvg,
+              pd.read_csv(snakemake.input.behaviour), prompts, snakemake.params.near_constant)
 write_text(page, snakemake.output[0])
 log.info("overview with %d tables", len(tables))

@@ -11,6 +11,6 @@ from sumjudge.tables.settings import TableSettings  # noqa: E402
 
 log = _log.setup(snakemake)
 settings = TableSettings.from_dict(snakemake.params.settings)
-df = build.variants_table(snakemake.input.data, list(snakemake.input.judges), settings)
+df = build.variants_table(snakemake.input.data, list(snakemake.input.judges), settings, snakemake.params.context)
 build.write_csv(df, snakemake.output.csv)
-write_text(build.correlation_latex_for("table6", df, settings), snakemake.output.tex)
+write_text(build.correlation_latex_for("table6", df, settings, snakemake.params.context), snakemake.output.tex)

@@ -3,7 +3,11 @@
 Every table the pipeline writes carries a JSON blob under the Parquet schema
 metadata key ``sumjudge`` (what made it: code version, model, prompt hash, ...).
 Files are written to a temporary name and renamed, so a crash never leaves a
-half-written output that Snakemake would take for a finished one.
+half-written output that Snakemake would take for a finished one. The
+temporary file gets the mode an ordinary ``open()`` would give (``0666`` minus
+the process umask), not ``mkstemp``'s ``0600``: with umask 022 a collaborator
+in the same group can read every output. :func:`tmp_beside` is the one place
+that does this; every atomic write in the package goes through it.
 """
 from __future__ import annotations
 
@@ -22,11 +26,34 @@ from . import __version__
 META_KEY = b"sumjudge"
 
 
-def tmp_beside(path: Path) -> Path:
-    """An empty temporary file in ``path``'s folder (created if needed), to rename onto ``path``."""
+def current_umask() -> int:
+    """The process umask (read without changing it where /proc allows)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)  # no /proc: set and restore at once
+    os.umask(mask)
+    return mask
+
+
+def file_mode() -> int:
+    """The mode ``open(path, "w")`` would give a new file: 0666 minus the umask."""
+    return 0o666 & ~current_umask()
+
+
+def tmp_beside(path: str | os.PathLike, prefix: str | None = None) -> Path:
+    """An empty temporary file in ``path``'s folder (created if needed), to rename onto
+    ``path``, with the umask's mode (see the module docstring)."""
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
-    os.close(fd)
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=prefix or f".{path.name}.", suffix=".part")
+    try:
+        os.fchmod(fd, file_mode())
+    finally:
+        os.close(fd)
     return Path(name)
 
 

@@ -2,6 +2,7 @@
 data, with ROUGE and a synthetic judge ('stub', 2 samples per unit) whose outputs
 are written in the judge stage's contract before the table rules run."""
 import base64
+import os
 import re
 import subprocess
 import sys
@@ -22,7 +23,8 @@ SUMMEVAL_VARIANTS = ("base", "def", "def_ins", "sys_prompt")
 def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
     cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
            "--configfile", str(workdir / "config.yaml"), *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    # umask 022: every file the workflow writes must then be readable by the group (0644, never 0600)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=900, umask=0o022)
 
 
 def slice_config(mirror: Path) -> dict:
@@ -63,7 +65,12 @@ def run(tmp_path_factory, mirror):
         for d in DATASETS:
             human = pd.read_parquet(workdir / f"results/data/{d}.parquet")
             for v in SUMMEVAL_VARIANTS if d == "summeval" else ("base",):
-                write_judge(human, d, workdir / f"results/judge/stub/{d}/{v}.parquet", v, samples=2)
+                out = write_judge(human, d, workdir / f"results/judge/stub/{d}/{v}.parquet", v, samples=2)
+                if d == "qags_cnn":  # as the 1.5B judge on the slice: "Yes" to every sentence
+                    j = pd.read_parquet(out)
+                    j = j.assign(status="ok", invalid_reason=None, reply="Yes",
+                                 label=pd.array([1] * len(j), dtype="Int64"))
+                    j.to_parquet(out, index=False)
         plan = snakemake(workdir, "-n", "--quiet", "rules")
         assert plan.returncode == 0, plan.stderr[-3000:]
         assert not re.search(r"^\s*judge\s", plan.stdout, re.M), "the judge rule would run:\n" + plan.stdout
@@ -97,8 +104,12 @@ def test_report_holds_tables_and_chart(run):
     html = (workdir / "results/report.html").read_text()
     files = data_uris(html)
     for k in range(1, 10):
-        assert f"table{k}.csv" in files, sorted(files)
+        assert f"table{k}.csv" in files and f"table{k}.tex" in files, sorted(files)
     assert "published_vs_reproduced.csv" in files and "manifest.json" in files and "usage.csv" in files
+    for name in ("judge_vs_best.csv", "judge_vs_best.png", "judge_behaviour.svg", "judge_behaviour.csv",
+                 "replies.csv", "replies.html", "prompts.txt", "worktree.patch"):
+        assert name in files, (name, sorted(files))
+    assert b"likert_summeval.txt" in files["prompts.txt"]
     assert files["judge_vs_best.svg"].lstrip().startswith(b"<?xml") and b"<svg" in files["judge_vs_best.svg"]
     assert b"ROUGE-1" in files["table1.csv"]
     overview = files["overview.html"].decode()
@@ -111,3 +122,90 @@ def test_second_run_has_nothing_to_do(run):
     workdir, _ = run
     out = snakemake(workdir, "-n")
     assert "Nothing to be done" in out.stdout + out.stderr
+
+
+def test_files_are_group_readable(run):
+    """Written under umask 022: no file of results/ keeps mkstemp's 0600."""
+    workdir, _ = run
+    modes = {str(p.relative_to(workdir)): p.stat().st_mode & 0o777 for p in (workdir / "results").rglob("*")
+             if p.is_file()}
+    assert len(modes) > 50
+    private = sorted(p for p, m in modes.items() if m & 0o044 != 0o044)
+    assert not private, private[:20]
+
+
+def test_table5_marks_the_near_constant_judge(run):
+    workdir, judged = run
+    if not judged:
+        pytest.skip("no judge configured")
+    t5 = pd.read_csv(workdir / "results/tables/table5.csv")
+    cnn = t5[(t5["row"] == "stub") & (t5["dataset"] == "QAGS_CNN")].iloc[0]
+    assert bool(cnn["near_constant"]) and cnn["modal_share"] == 1.0
+    assert "slice (units: 30)" in cnn["caveat"] and "near-constant judge" in cnn["caveat"]
+    tex = (workdir / "results/tables/table5.tex").read_text()
+    line = next(x for x in tex.splitlines() if x.startswith("stub &"))
+    first = line.split("&")[1]
+    assert r"\textbf" not in first and r"$^\S$" in first
+
+
+def test_manifest_provenance(run):
+    import json
+
+    workdir, _ = run
+    m = json.loads((workdir / "results/manifest.json").read_text())
+    assert "snakemake" in m["invocation"]["command"]
+    assert any(f["file"].endswith("config.yaml") and len(f["sha256"]) == 64 for f in m["invocation"]["config_files"])
+    assert m["libraries"]["snakemake"] and m["libraries"]["pandas"]
+    patch = workdir / "results/provenance/worktree.patch"
+    assert patch.exists()
+    if m["worktree"]["dirty"]:
+        import hashlib
+        assert hashlib.sha256(patch.read_bytes()).hexdigest() == m["worktree"]["patch_sha256"]
+    src = [s for s in m["data_sources"] if s["dataset"] == "summeval"]
+    assert src and all(s["url"].startswith("https://") and s["mirror_path"] and s["sha256"] == s["pinned_sha256"]
+                       for s in src)
+
+
+# ----------------------------------------------------------------------------- in a real browser
+
+def chromium() -> str:
+    from _system import ensure
+
+    return ensure("chromium", ["chromium"])
+
+
+def browse(url: str, out: Path, *extra: str) -> subprocess.CompletedProcess:
+    cmd = [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+           f"--user-data-dir={out}", "--virtual-time-budget=15000", *extra, url]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=180)
+
+
+def test_overview_and_report_in_a_browser(run, tmp_path):
+    """Rendered by headless Chromium: caveats on the landing page and beside each table,
+    the judge-behaviour plots and the 28-bar chart."""
+    workdir, judged = run
+    overview = workdir / "results/tables/overview.html"
+    dom = browse(overview.as_uri(), tmp_path / "p1", "--dump-dom")
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    page = dom.stdout
+    assert "<svg" in page and "Read with care" in page
+    landing = page[page.index("id=\"caveats\""):page.index("id=\"chart\"")]
+    assert "A SLICE, not the paper's data" in landing and "not the paper's ChatGPT" in landing
+    # every numeric table has its caveats right above it
+    for key in ("table1", "table2", "table3", "table4", "table5", "table6"):
+        start = page.index(f'id="{key}"')
+        section = page[start:start + 4000]
+        assert "caveats" in section and "documents" in section, key
+    if judged:
+        bars = set(re.findall(r'id="(bar-stub-[^"]+)"', page))
+        assert len(bars) == 28, sorted(bars)
+        assert len(set(re.findall(r'id="(behaviour-stub-[^"]+)"', page))) == 6
+        assert "near-constant judge: not meaningful" in page
+    shot = tmp_path / "overview.png"
+    pic = browse(overview.as_uri(), tmp_path / "p2", f"--screenshot={shot}", "--window-size=1000,4000")
+    assert pic.returncode == 0 and shot.read_bytes()[:4] == b"\x89PNG" and shot.stat().st_size > 20_000
+    report = workdir / "results/report.html"
+    rep = browse(report.as_uri(), tmp_path / "p3", "--dump-dom")
+    assert rep.returncode == 0, rep.stderr[-2000:]
+    assert "Read with care" in rep.stdout and "not the paper's ChatGPT" in rep.stdout
+    assert "slice" in rep.stdout

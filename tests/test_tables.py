@@ -314,10 +314,27 @@ def test_latex_bold_dagger_and_accuracy_layout(tables):
 def test_chart_manifest_and_overview(workdir, tables, tmp_path):
     chart = judge_vs_best([tables[k] for k in ("table1", "table2", "table3", "table4", "table5")])
     assert (chart["judge"] == "stub").sum() == 12 + 12 + 1 + 1 + 2  # the paper's 28 columns
-    assert (chart["judge"] == "stub [weighted]").sum() == 12  # Table 1 only: Newsroom's stub has no weights
+    stub = chart[chart["judge"] == "stub"]
+    assert (stub["status"] == "compared").sum() == 28 and stub["margin"].notna().all()
+    assert (stub[stub["table"] == "Table 3"]["unit"] == "percentage points").all()
+    t3 = tables["table3"]
+    judge3 = t3[t3["row"] == "stub"].iloc[0]
+    assert stub.loc[stub["table"] == "Table 3", "margin"].iloc[0] == pytest.approx(100 * judge3["delta"])
+    # the paper's margin: ChatGPT 0.903 - the best published metric of that column (hand-checked in published.csv)
+    pub = load_published()
+    col = pub[(pub["table"] == "Table 3")]
+    expected = 100 * (col.loc[col["row"] == "ChatGPT", "value"].iloc[0]
+                      - col.loc[col["row"] != "ChatGPT", "value"].max())
+    assert stub.loc[stub["table"] == "Table 3", "paper_margin"].iloc[0] == pytest.approx(expected)
+    weighted = chart[chart["judge"] == "stub [weighted]"]  # Table 1 only: Newsroom's stub has no weights
+    assert len(weighted) == 28 and (weighted["status"] == "compared").sum() == 12
+    assert (weighted["status"] != "compared").sum() == 16
     svg = tmp_path / "chart.svg"
     plot(chart, str(svg))
     assert "<svg" in svg.read_text()
+    png = tmp_path / "chart.png"
+    plot(chart, str(png))
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     prompts = sorted(str(p) for p in (REPO / "prompts").glob("*")) if (REPO / "prompts").is_dir() else []
     manifest = build_manifest({"tables": SETTINGS.as_dict()}, REPO, prompts, workdir["judges"],
                               workdir["metrics"], list(workdir["data"].values()),
@@ -327,9 +344,19 @@ def test_chart_manifest_and_overview(workdir, tables, tmp_path):
     assert manifest["judges"]["stub"]["served_model_ids"] == ["stub-model-1"]
     assert len(manifest["judges"]["stub"]["outputs"]) == 9
     assert all(len(h) == 64 for h in manifest["prompt_templates"].values())
+    # one prompt hash: the manifest's template hash is the judge's own (usage.json's prompt_sha256)
+    from sumjudge.judge.prompts import load_template
+    key = next(k for k in manifest["prompt_templates"] if k.endswith("likert_summeval.txt"))
+    assert manifest["prompt_templates"][key] == load_template(REPO / "prompts/likert_summeval.txt").sha256
+    assert manifest["libraries"]["pandas"] == pd.__version__ and "snakemake" in manifest["libraries"]
+    assert manifest["invocation"]["command"] and manifest["prompt_hash_definition"]
+    assert manifest["worktree"]["git"] is True
+    assert {s["dataset"] for s in manifest["data_sources"]} == {"summeval", "newsroom", "tldr", "realsumm", "qags"}
+    assert all(s["url"].startswith("https://raw.githubusercontent.com/") for s in manifest["data_sources"])
     page = render({**{k: v for k, v in tables.items() if k.startswith("table")}}, svg.read_text(), chart,
                   tables["usage"], manifest)
     assert "Table 1: SummEval" in page and "<svg" in page and "stub-model-1" in page
+    assert "id='caveats'" in page and "<details>" in page
 
 
 def test_empty_inputs_give_empty_tables(workdir):
@@ -340,3 +367,110 @@ def test_empty_inputs_give_empty_tables(workdir):
     assert "No rows" in build.accuracy_latex_for("table4", t4, SETTINGS)
     t7, t8, t9, usage = build.reply_tables([], d, SETTINGS)
     assert t7.empty and t9.empty and usage.empty
+
+
+# ------------------------------------------------------------------ caveats, near-constant judge, bold rule
+
+def test_caveat_columns(workdir):
+    from sumjudge.tables.caveats import table_context
+
+    d, m, j = workdir["data"], workdir["metrics"], workdir["judges"]
+    ctx = table_context({"subset": {"summeval": {"docs": 12}}, "judges": {"stub": {"model": "stub-model"}},
+                         "metrics": {"run": []}})
+    t1 = build.correlation_table("table1", d["summeval"], m, j, SETTINGS, ctx)
+    assert (t1["subset"] == "slice (docs: 12)").all() and (t1["n_docs"] == 12).all()
+    assert (t1["n_units"] == len(pd.read_parquet(d["summeval"]))).all()
+    assert cell(t1, "ROUGE-1", dimension="coherence", level="sample")["model_note"] == "no model (rouge-score 0.1.2)"
+    assert cell(t1, "BERTScore [tests/minilm]", dimension="coherence", level="sample")["model_note"] \
+        == "stand-in model tests/minilm, not the paper's"
+    judge = cell(t1, "stub", dimension="coherence", level="sample")
+    assert "not the paper's ChatGPT" in judge["model_note"] and "12 SummEval documents" in judge["caveat"]
+    t2 = build.correlation_table("table2", d["newsroom"], m, j, SETTINGS, ctx)
+    # this copy of the paper's numbers has no Newsroom ChatGPT row; Newsroom is not sliced here
+    assert (t2.loc[t2["row"] == "stub", "published_note"] == "published value not in this copy").all()
+    assert (t2["subset"] == "all").all()
+    t6 = build.variants_table(d["summeval"], j, SETTINGS, ctx)
+    assert t6.loc[t6["kind"] == "annotator", "subset"].str.startswith("slice (docs: 12); 12 systems").all()
+
+
+def test_behaviour_counts_and_modal_share(workdir):
+    from sumjudge.tables.behaviour import behaviour_table, summary
+
+    runs = build.load_runs(workdir["judges"], SETTINGS)
+    humans = {ds: pd.read_parquet(p) for ds, p in workdir["data"].items()}
+    b = behaviour_table(runs, humans, 0.8)
+    run = next(r for r in runs if r.dataset == "qags_cnn")
+    ok = run.frame[run.frame["status"] == "ok"]["label"]
+    yes = b[(b["dataset"] == "QAGS_CNN") & (b["answer"] == 1)].iloc[0]
+    assert yes["count"] == int((ok == 1).sum()) and yes["n"] == len(ok)
+    assert yes["gold_count"] == int((humans["qags_cnn"]["label"] == 1).sum())
+    share = max((ok == 1).mean(), (ok == 0).mean())
+    s = summary(b)
+    row = s[(s["dataset"] == "QAGS_CNN") & (s["variant"] == "base")].iloc[0]
+    assert row["modal_share"] == pytest.approx(share) and bool(row["near_constant"]) == (share > 0.8)
+    likert = b[(b["dataset"] == "SummEval") & (b["variant"] == "base") & (b["dimension"] == "fluency")]
+    assert list(likert["answer"]) == [1, 2, 3, 4, 5] and likert["share"].sum() == pytest.approx(1)
+    r = next(r for r in runs if r.dataset == "realsumm")
+    flat = [v for lst in r.frame.loc[r.frame["status"] == "ok", "scu_labels"] for v in lst if v is not None]
+    present = b[(b["dataset"] == "REALSumm") & (b["answer"] == 1)].iloc[0]
+    assert present["count"] == sum(bool(v) for v in flat) and present["n"] == len(flat)
+
+
+def test_near_constant_judge_is_flagged_and_never_bold(workdir, tmp_path):
+    """All 'Yes' on QAGS-CNN (as the 1.5B judge on the slice): Table 5 marks it instead of bolding it."""
+    d = workdir["data"]
+    human = pd.read_parquet(d["qags_cnn"])
+    path = tmp_path / "results/judge/yes/qags_cnn/base.parquet"
+    write_judge(human, "qags_cnn", path, invalid_rate=0.0)
+    df = pd.read_parquet(path)
+    df["label"] = pd.array([1] * len(df), dtype="Int64")
+    df["reply"] = "Yes"
+    df.to_parquet(path, index=False)
+    # a perfect metric too, so the flagged judge would otherwise tie or win
+    t5 = build.accuracy_table("table5", {"qags_cnn": d["qags_cnn"]}, [], [str(path)], SETTINGS)
+    judge = cell(t5, "yes", dataset="QAGS_CNN")
+    assert judge["modal_share"] == 1.0 and bool(judge["near_constant"])
+    assert "near-constant judge: correlations and accuracies are not meaningful" in judge["caveat"]
+    tex = build.accuracy_latex_for("table5", t5, SETTINGS)
+    line = next(x for x in tex.splitlines() if x.startswith("yes &"))
+    assert r"\textbf" not in line and r"$^\S$" in line
+    assert "near-constant" in tex
+    page = render({"table5": t5}, "<svg></svg>", judge_vs_best([t5]), pd.DataFrame(), {"config": {}})
+    assert "near-constant judge: not meaningful" in page and 'class="best"' not in page
+
+
+def test_bold_only_for_a_unique_best():
+    from sumjudge.tables.latex import accuracy_latex, unique_best
+
+    assert unique_best({"a": 0.5, "b": 0.5004}, 3) is None  # equal when printed: a tie
+    assert unique_best({"a": 0.5, "b": 0.51}, 3) == "b"
+    assert unique_best({"a": 0.5, "b": 0.51}, 3, exclude={"b"}) == "a"
+    assert unique_best({"a": 0.2, "b": 0.1}, 3, lower_better=True) == "b"
+    assert unique_best({"a": 0.9, "b": math.nan}, 3) is None  # a single row is not "best"
+    df = pd.DataFrame({"row": ["m1", "m2", "m3"], "dataset": "TLDR", "value": [0.7, 0.7, -0.1],
+                       "dimension": "pairwise", "level": "accuracy", "ci_low": np.nan, "p_value": np.nan})
+    tex = accuracy_latex(df, ["TLDR"], "Table 3: x", "tab:t")
+    assert r"\textbf" not in tex and "$-$0.1000" in tex and r"\caption{X}" in tex
+
+
+def test_files_honour_the_umask(tmp_path):
+    import os
+
+    from sumjudge.io import write_json, write_parquet, write_text
+    from sumjudge.judge.cache import ResponseCache
+
+    old = os.umask(0o022)
+    try:
+        write_text("x", tmp_path / "a.txt")
+        write_json({"a": 1}, tmp_path / "b.json")
+        write_parquet(pd.DataFrame({"a": [1]}), tmp_path / "c.parquet")
+        cache = ResponseCache(tmp_path / "cache")
+        cache.put("ab" * 32, {"key": "ab" * 32})
+        os.umask(0o002)
+        write_text("y", tmp_path / "d.txt")
+    finally:
+        os.umask(old)
+    modes = {p.name: p.stat().st_mode & 0o777 for p in tmp_path.rglob("*") if p.is_file()}
+    assert modes["a.txt"] == modes["b.json"] == modes["c.parquet"] == 0o644, modes
+    assert [m for n, m in modes.items() if n.endswith(".json") and n != "b.json"] == [0o644], modes
+    assert modes["d.txt"] == 0o664

@@ -47,6 +47,7 @@ from typing import Any, Callable
 
 import openai
 
+from ..io import tmp_beside
 from .cache import ResponseCache, make_entry
 from .client import (FATAL, PER_UNIT, TRANSIENT, FatalJudgeError, Request, RequestLayer, Result, Stats,
                      classify, classify_status, error_fields, invalid_request_message, request_body, scrub,
@@ -82,9 +83,9 @@ class Journal:
     def write(self, record: dict[str, Any]) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
         record = dict(record, updated=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
-        fd, tmp = tempfile.mkstemp(dir=self.root, prefix=f".{record['chunk_id'][:12]}.", suffix=".part")
+        tmp = tmp_beside(self.path(record["chunk_id"]), prefix=f".{record['chunk_id'][:12]}.")  # umask's mode
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            with open(tmp, "w", encoding="utf-8") as fh:
                 json.dump(record, fh, sort_keys=True)
                 fh.flush()
                 os.fsync(fh.fileno())

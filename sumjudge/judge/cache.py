@@ -34,12 +34,13 @@ import json
 import logging
 import os
 import shutil
-import tempfile
 import time
 from pathlib import Path
 from typing import Any, Iterator
 
 log = logging.getLogger(__name__)
+
+from ..io import tmp_beside
 
 CACHE_FORMAT = 1
 
@@ -219,9 +220,9 @@ class ResponseCache:
             entry = {**self.record, **entry}
         path = self.path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{key[:12]}.", suffix=".part")
+        tmp = tmp_beside(path, prefix=f".{key[:12]}.")  # the umask's mode, not mkstemp's 0600
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            with open(tmp, "w", encoding="utf-8") as fh:
                 json.dump(entry, fh, ensure_ascii=False, sort_keys=True)
                 fh.flush()
                 os.fsync(fh.fileno())

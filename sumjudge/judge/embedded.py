@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
+from ..io import tmp_beside
+
 log = logging.getLogger(__name__)
 
 DUMMY_KEY = "sk-local-no-key"  # the openai client wants some key; a local server ignores it
@@ -120,10 +122,10 @@ def assemble(name: str, model_dir: str | os.PathLike | None = None) -> Path:
         log.warning("%s: checksum mismatch, assembling it again", target)
     parts = part_files(model)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{name}.", suffix=".part")
+    tmp = tmp_beside(target, prefix=f".{name}.")  # the umask's mode, not mkstemp's 0600
     h = hashlib.sha256()
     try:
-        with os.fdopen(fd, "wb") as out:
+        with open(tmp, "wb") as out:
             for part in parts:
                 with open(part, "rb") as fh:
                     while block := fh.read(1 << 22):

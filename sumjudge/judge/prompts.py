@@ -43,7 +43,8 @@ class Template:
 
     @property
     def sha256(self) -> str:
-        return hashlib.sha256(json.dumps(self.messages).encode()).hexdigest()
+        """The template's prompt hash: :func:`prompt_hash` of its messages, placeholders unfilled."""
+        return prompt_hash([{"role": role, "content": text} for role, text in self.messages])
 
     def render(self, values: Mapping[str, str]) -> list[dict[str, str]]:
         missing = self.fields - set(values)
@@ -111,5 +112,8 @@ def unit_fields(dataset: str, row: Mapping[str, Any]) -> dict[str, str]:
 
 
 def prompt_hash(messages: list[dict[str, str]]) -> str:
-    """sha256 of the rendered messages (what the judge read)."""
+    """The one prompt hash (docs/tables.md): sha256 of the canonical JSON (sorted keys, UTF-8)
+    of a list of ``{"role", "content"}`` messages. Of a request: the rendered messages (what the
+    judge read); of a template (:attr:`Template.sha256`, usage.json, manifest.json): its messages
+    with the placeholders unfilled."""
     return hashlib.sha256(json.dumps(messages, ensure_ascii=False, sort_keys=True).encode()).hexdigest()

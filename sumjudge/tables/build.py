@@ -10,6 +10,8 @@ from ..io import write_text
 from ..stats.correction import adjust_table
 from . import accuracy as acc
 from . import correlation as corr
+from .behaviour import modal, run_answers
+from .caveats import annotate, judge_shares, table_caveats
 from .common import COLUMNS, DATASET_LABELS, finalize
 from .inputs import JudgeRun, load_judge_run, load_metric_table, parse_judge_path, parse_metric_path
 from .latex import accuracy_latex, correlation_latex, examples_latex, table9_latex
@@ -53,20 +55,33 @@ def _log_summary(df: pd.DataFrame, name: str) -> None:
              f" (max |diff| {df.loc[compared, 'diff'].abs().max():.4f})" if compared.any() else "")
 
 
+def _modal_share(run: JudgeRun, dimension: str) -> float:
+    return modal(run_answers(run, dimension))[1]
+
+
+def with_caveats(df: pd.DataFrame, humans: dict[str, pd.DataFrame], runs: list[JudgeRun],
+                 settings: TableSettings, context: dict | None) -> pd.DataFrame:
+    """The caveat columns (sumjudge.tables.caveats) beside every cell."""
+    return annotate(df, humans, context, judge_shares(runs, _modal_share), settings.near_constant)
+
+
 def correlation_table(table: str, data_path: str, metric_paths: list[str], judge_paths: list[str],
-                      settings: TableSettings) -> pd.DataFrame:
+                      settings: TableSettings, context: dict | None = None) -> pd.DataFrame:
     """Table 1 (SummEval) or 2 (Newsroom): every metric row, then every judge's base prompt."""
     dataset = CORRELATION_TABLES[table]
     human = pd.read_parquet(data_path)
     units = pd.Index(human["unit_id"].astype(str))
     rows = corr.metric_rows(_metric_tables(metric_paths, dataset, units), dataset)
-    rows += corr.judge_rows(load_runs(judge_paths, settings, {dataset: units}, (dataset,)), dataset, weighted=True)
+    runs = load_runs(judge_paths, settings, {dataset: units}, (dataset,))
+    rows += corr.judge_rows(runs, dataset, weighted=True)
     df = corr.correlation_table(human, rows, dataset, corr.TABLES[dataset], settings, compare="strongest")
+    df = with_caveats(df, {dataset: human}, runs, settings, context)
     _log_summary(df, table)
     return df
 
 
-def variants_table(data_path: str, judge_paths: list[str], settings: TableSettings) -> pd.DataFrame:
+def variants_table(data_path: str, judge_paths: list[str], settings: TableSettings,
+                   context: dict | None = None) -> pd.DataFrame:
     """Table 6: every judge with every SummEval prompt variant, then Annotator_0/1/2."""
     human = pd.read_parquet(data_path)
     units = pd.Index(human["unit_id"].astype(str))
@@ -74,6 +89,7 @@ def variants_table(data_path: str, judge_paths: list[str], settings: TableSettin
     runs.sort(key=lambda r: (r.judge, variant_rank(r.variant)))
     rows = corr.judge_rows(runs, "summeval", variants=None) + corr.annotator_rows(human)
     df = corr.correlation_table(human, rows, "summeval", "Table 6", settings, compare="base")
+    df = with_caveats(df, {"summeval": human}, runs, settings, context)
     _log_summary(df, "table6")
     return df
 
@@ -83,7 +99,7 @@ def variant_rank(variant: str) -> int:
 
 
 def accuracy_table(table: str, data_paths: dict[str, str], metric_paths: list[str], judge_paths: list[str],
-                   settings: TableSettings) -> pd.DataFrame:
+                   settings: TableSettings, context: dict | None = None) -> pd.DataFrame:
     """Tables 3-5: every metric row, then every judge's base prompt; one block per dataset."""
     parts = []
     for dataset in ACCURACY_TABLES[table]:
@@ -92,8 +108,10 @@ def accuracy_table(table: str, data_paths: dict[str, str], metric_paths: list[st
         human = pd.read_parquet(data_paths[dataset])
         units = pd.Index(human["unit_id"].astype(str))
         rows = acc.metric_rows(_metric_tables(metric_paths, dataset, units), dataset)
-        rows += acc.judge_rows(load_runs(judge_paths, settings, {dataset: units}, (dataset,)), dataset)
-        parts.append(acc.accuracy_table(human, rows, dataset, settings))
+        runs = load_runs(judge_paths, settings, {dataset: units}, (dataset,))
+        rows += acc.judge_rows(runs, dataset)
+        part = acc.accuracy_table(human, rows, dataset, settings)
+        parts.append(with_caveats(part, {dataset: human}, runs, settings, context))
     df = pd.concat(parts, ignore_index=True) if parts else finalize(pd.DataFrame(columns=COLUMNS))
     df = adjust_table(df, settings.correction)  # one family per row across the table's datasets
     if len(parts) > 1:  # rows in first-appearance order across datasets
@@ -116,63 +134,94 @@ def reply_tables(judge_paths: list[str], data_paths: dict[str, str], settings: T
 
 # --------------------------------------------------------------------------- writing
 
-CAPTION_CI = ("Bold: best per column. Dagger: the judge differs from the row it is compared with "
-              "(paired permutation test, p below 0.05 after the tables.correction adjustment over the row's "
-              "columns). Intervals, raw and adjusted p-values and repeats are in the CSV.")
+CAPTION_CI = ("Bold: the unique best per column (none on a tie; never a near-constant judge). Dagger: the "
+              "judge differs from the row it is compared with (paired permutation test, p below 0.05 after the tables.correction adjustment over the row's columns). "
+              "Section mark: near-constant judge (modal answer above the tables.near_constant share): "
+              "correlations and accuracies are not meaningful. Intervals, raw and adjusted p-values, caveats and repeats are "
+              "in the CSV.")
 
 
 def write_csv(df: pd.DataFrame, path: str | Path) -> None:
     write_text(df.to_csv(index=False, float_format="%.6g"), path)
 
 
-def correlation_latex_for(table: str, df: pd.DataFrame, settings: TableSettings) -> str:
+def caveat_sentence(df: pd.DataFrame, settings: TableSettings, context: dict | None) -> str:
+    """The caveats of a table as caption text: sample size, judge, metric models, gaps."""
+    lines = table_caveats(df, context, settings.near_constant)
+    return (" " + " ".join(line if line.endswith(".") else line + "." for line in lines)) if lines else ""
+
+
+def correlation_latex_for(table: str, df: pd.DataFrame, settings: TableSettings,
+                          context: dict | None = None) -> str:
     if table == "table6":
         note = ""
         ann = df[df["kind"] == "annotator"] if len(df) else df
         if len(ann):
-            note = (f" Annotator rows are computed on the {ann['subset'].iloc[0]} "
+            sub = str(ann["subset"].iloc[0]).split("; ")[-1]
+            note = (f" Annotator rows are computed on the {sub} "
                     f"({int(ann['n'].max())} summaries); judge rows on all summaries.")
-        caption = ("Table 6: SummEval, the judge with prompt variants and each expert against the three-expert "
+        caption = ("SummEval, the judge with prompt variants and each expert against the three-expert "
                    f"mean ({settings.method.capitalize()}).{note} Judge variants are tested against the base "
-                   "prompt. " + CAPTION_CI)
+                   "prompt." + caveat_sentence(df, settings, context) + " " + CAPTION_CI)
         return correlation_latex(df, corr.DIMENSIONS["summeval"], caption, "tab:table6")
     dataset = CORRELATION_TABLES[table]
-    caption = (f"{corr.TABLES[dataset]}: {settings.method.capitalize()} correlation with human judgments on "
-               f"{DATASET_LABELS[dataset]} at sample, system and dataset level. " + CAPTION_CI)
+    caption = (f"{settings.method.capitalize()} correlation with human judgments on "
+               f"{DATASET_LABELS[dataset]} at sample, system and dataset level."
+               + caveat_sentence(df, settings, context) + " " + CAPTION_CI)
     return correlation_latex(df, corr.DIMENSIONS[dataset], caption, f"tab:{table}")
 
 
 ACCURACY_CAPTIONS = {
-    "table3": "Table 3: accuracy of pairwise choices on TLDR against the worker's choice",
-    "table4": "Table 4: accuracy of SCU presence decisions on REALSumm",
-    "table5": "Table 5: accuracy of sentence factuality decisions on QAGS",
+    "table3": "Accuracy of pairwise choices on TLDR against the worker's choice",
+    "table4": "Accuracy of SCU presence decisions on REALSumm",
+    "table5": "Accuracy of sentence factuality decisions on QAGS",
 }
 
 
-def accuracy_latex_for(table: str, df: pd.DataFrame, settings: TableSettings) -> str:
+def accuracy_latex_for(table: str, df: pd.DataFrame, settings: TableSettings, context: dict | None = None) -> str:
     datasets = [DATASET_LABELS[d] for d in ACCURACY_TABLES[table]]
     datasets = [d for d in datasets if len(df) and d in set(df["dataset"])] or datasets
     note = ""
     if table == "table3" and len(df) and (df["paper_row"] == "BARTScore").any():
         note = ' "BARTScore" is BERTScore, printed so in the paper.'
     caption = (f"{ACCURACY_CAPTIONS[table]} ({int(settings.confidence * 100)}% cluster-bootstrap interval "
-               f"in brackets).{note} " + CAPTION_CI)
+               f"in brackets).{note}" + caveat_sentence(df, settings, context) + " " + CAPTION_CI)
     return accuracy_latex(df, datasets, caption, f"tab:{table}")
 
 
-def examples_latex_for(table: str, df: pd.DataFrame, settings: TableSettings) -> str:
+def _judges_sentence(df: pd.DataFrame, context: dict | None) -> str:
+    judges = sorted({str(r).split("+")[0] for r in df["row"]}) if len(df) and "row" in df else []
+    descs = [((context or {}).get("judges") or {}).get(j, f"{j} (not the paper's ChatGPT)") for j in judges]
+    return (" Judge: " + "; ".join(descs) + ".") if descs else ""
+
+
+def examples_latex_for(table: str, df: pd.DataFrame, settings: TableSettings, context: dict | None = None) -> str:
     if table == "table7":
-        caption = (f"Table 7: explanations the judge wrote unasked (replies with at least "
+        caption = (f"Explanations the judge wrote unasked (replies with at least "
                    f"{settings.explanation_min_words} words beyond the labels; {settings.examples} per judge and "
-                   "dataset in a fixed pseudo-random order).")
+                   f"dataset in a fixed pseudo-random order, of {int(df['n_replies'].sum()) if len(df) else 0} "
+                   "replies in the groups shown)." + _judges_sentence(df, context))
         return examples_latex(df, caption, "tab:table7")
-    caption = (f"Table 8: invalid replies by category (count in parentheses; up to {settings.examples} "
-               "examples per judge and category).")
+    caption = (f"Invalid replies by category (count in parentheses; up to {settings.examples} "
+               "examples per judge and category)." + _judges_sentence(df, context))
     return examples_latex(df, caption, "tab:table8", with_category=True)
 
 
-def table9_latex_for(df: pd.DataFrame, settings: TableSettings) -> str:
-    caption = ("Table 9: share of invalid replies per prompt and dataset (replies that never arrived are "
+def table9_latex_for(df: pd.DataFrame, settings: TableSettings, context: dict | None = None) -> str:
+    n = int(df.loc[df["dimension"] == "invalid_rate", "n"].sum()) if len(df) else 0
+    caption = (f"Share of invalid replies per prompt and dataset ({n} replies; replies that never arrived are "
                "counted apart); below, the dataset-level correlation between the judge's own fluency and "
-               "coherence scores on SummEval (section 4.3).")
+               "coherence scores on SummEval (section 4.3). Bold: the unique lowest rate."
+               + _judges_sentence(df, context))
     return table9_latex(df, caption, "tab:table9")
+
+
+def judge_behaviour(judge_paths: list[str], data_paths: dict[str, str], settings: TableSettings):
+    """The judge's answer distribution (sumjudge.tables.behaviour) and every raw reply."""
+    from .behaviour import behaviour_table
+    from .raw_replies import replies_table
+
+    humans = {ds: pd.read_parquet(p) for ds, p in data_paths.items()}
+    units = {ds: pd.Index(h["unit_id"].astype(str)) for ds, h in humans.items()}
+    runs = load_runs(judge_paths, settings, units)
+    return behaviour_table(runs, humans, settings.near_constant), replies_table(runs)

@@ -1,10 +1,26 @@
-"""LaTeX (booktabs) for every table, laid out like the paper: one row per metric
+r"""LaTeX (booktabs) for every table, laid out like the paper: one row per metric
 or judge, the best value of each column in bold. A judge's value is marked with
 a dagger where the paired permutation test against its comparison row gives
-p < 0.05 (the CSV has the p-values and intervals)."""
+p < 0.05 (the CSV has the p-values and intervals).
+
+Fit for a paper (docs/tables.md):
+
+- the caption never starts with "Table N:" (LaTeX numbers the float itself);
+- every tabular is scaled down to ``\linewidth`` when wider (``\resizebox``
+  from graphicx; never scaled up), so a ``table*`` fits ``\textwidth`` and a
+  ``table`` the column of a two-column ACL page; the free-text column of Tables
+  7-8 is ragged-right with break points in long tokens. Needs
+  ``\usepackage{booktabs,graphicx,array}``;
+- negative numbers get a real minus sign (``$-$``);
+- **bold marks a unique best**: the column's best value after rounding to the
+  printed digits, among rows that are not near-constant judges; when two or
+  more rows share it, or the column has a single row, nothing in that column is bold;
+- a near-constant judge's cells carry a section mark (``$^\S$``) and are never bold.
+"""
 from __future__ import annotations
 
 import math
+import re
 
 import pandas as pd
 
@@ -14,6 +30,10 @@ _ESCAPE = {"_": r"\_", "&": r"\&", "%": r"\%", "#": r"\#", "$": r"\$", "{": r"\{
            "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}"}
 ALPHA = 0.05
 DAGGER = r"$^\dagger$"
+NEAR_MARK = r"$^\S$"
+PACKAGES = r"\usepackage{booktabs,graphicx,array}"
+_TABLE_PREFIX = re.compile(r"^\s*Table\s+\d+\s*:\s*")
+_LONG_TOKEN = 24  # break points every this many characters in a token longer than that
 
 
 def dagger_column(df: pd.DataFrame) -> str:
@@ -25,36 +45,81 @@ def escape(text: str) -> str:
     return "".join(_ESCAPE.get(c, c) for c in str(text))
 
 
+def _breakable(token: str) -> str:
+    if len(token) <= _LONG_TOKEN:
+        return escape(token)
+    return r"\allowbreak{}".join(escape(token[i:i + _LONG_TOKEN]) for i in range(0, len(token), _LONG_TOKEN))
+
+
 def escape_text(text: str, limit: int = 600) -> str:
-    """Free text (a judge's reply) for a p{} cell: escaped, newlines as ``\\newline``, cut at ``limit``."""
+    """Free text (a judge's reply) for a p{} cell: escaped, newlines as ``\\newline``,
+    long tokens breakable, cut at ``limit``."""
     s = "" if text is None or (isinstance(text, float) and math.isnan(text)) else str(text).strip()
     if len(s) > limit:
         s = s[:limit].rstrip() + " [...]"
-    lines = [escape(line) for line in s.splitlines()]
+    lines = [" ".join(_breakable(w) for w in line.split()) for line in s.splitlines()]
     return r" \newline ".join(line for line in lines if line.strip()) or "--"
 
 
 def _nan(v) -> bool:
-    return v is None or (isinstance(v, float) and math.isnan(v))
+    return v is None or (isinstance(v, float) and math.isnan(v)) or (not isinstance(v, str) and pd.isna(v))
+
+
+def minus(s: str) -> str:
+    """A real minus sign for a formatted negative number."""
+    return "$-$" + s[1:] if s.startswith("-") else s
 
 
 def _fmt(value: float, digits: int) -> str:
-    return "--" if _nan(value) else f"{value:.{digits}f}"
+    return "--" if _nan(value) else minus(f"{value:.{digits}f}")
 
 
-def _cell(v, best, digits: int, p=None) -> str:
+def significant(p) -> bool:
+    """Whether a judge cell gets a dagger (the one place that decides it)."""
+    return p is not None and not _nan(p) and p < ALPHA
+
+
+def unique_best(values: dict, digits: int, lower_better: bool = False, exclude: set | None = None):
+    """The key whose value, rounded to ``digits``, is the single best; None on a tie, when
+    fewer than two rows have a value (nothing to be best against), or when no value is left
+    after ``exclude`` (near-constant judges)."""
+    if sum(1 for v in values.values() if not _nan(v)) < 2:
+        return None
+    vals = {k: round(v, digits) for k, v in values.items() if not _nan(v) and k not in (exclude or set())}
+    if not vals:
+        return None
+    top = min(vals.values()) if lower_better else max(vals.values())
+    keys = [k for k, v in vals.items() if v == top]
+    return keys[0] if len(keys) == 1 else None
+
+
+def _cell(v, is_best: bool, digits: int, p=None, near: bool = False) -> str:
     s = _fmt(v, digits)
-    if not _nan(v) and not _nan(best) and round(v, digits) == round(best, digits):
+    if is_best and not near and not _nan(v):
         s = rf"\textbf{{{s}}}"
-    if p is not None and not _nan(p) and p < ALPHA:
+    if significant(p):
         s += DAGGER
+    if near and not _nan(v):
+        s += NEAR_MARK
     return s
+
+
+def fit(tabular: list[str]) -> list[str]:
+    """Scale a tabular down to the line width when it is wider (never up)."""
+    return [r"\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%", *tabular, "}"]
+
+
+def caption_text(caption: str) -> str:
+    """The caption without a leading "Table N:" (the float numbers itself)."""
+    return _TABLE_PREFIX.sub("", caption, count=1)
 
 
 def _wrap(body: list[str], caption: str, label: str, wide: bool = True) -> str:
     env = "table*" if wide else "table"
-    lines = [rf"\begin{{{env}}}[t]", r"\centering", r"\small", *body,
-             rf"\caption{{{escape(caption)}}}", rf"\label{{{label}}}", rf"\end{{{env}}}"]
+    cap = caption_text(caption)
+    cap = cap[:1].upper() + cap[1:]
+    lines = [f"% {PACKAGES}", rf"\begin{{{env}}}[t]", r"\centering", r"\small", *body,
+             rf"\caption{{{escape(cap)}}}", rf"\label{{{label}}}", rf"\end{{{env}}}"]
     return "\n".join(lines) + "\n"
 
 
@@ -63,9 +128,18 @@ def _empty(caption: str, label: str) -> str:
                   r"\bottomrule", r"\end{tabular}"], caption, label, wide=False)
 
 
+def _near_rows(df: pd.DataFrame) -> set[tuple]:
+    """(row, dimension, level, dataset) of every near-constant judge cell."""
+    if "near_constant" not in df:
+        return set()
+    flag = df["near_constant"].astype(str).str.lower().isin(("true", "1", "1.0"))
+    d = df[flag]
+    return set(zip(d["row"], d["dimension"], d["level"], d["dataset"]))
+
+
 def correlation_latex(df: pd.DataFrame, dimensions: tuple[str, ...], caption: str, label: str,
                       digits: int = 3) -> str:
-    """Rows x (dimension, level) columns, best per column in bold."""
+    """Rows x (dimension, level) columns, unique best per column in bold."""
     if df.empty:
         return _empty(caption, label)
     rows = list(dict.fromkeys(df["row"]))
@@ -74,7 +148,9 @@ def correlation_latex(df: pd.DataFrame, dimensions: tuple[str, ...], caption: st
     pcol = dagger_column(df)
     pvals = (df.pivot_table(index="row", columns=["dimension", "level"], values=pcol, aggfunc="first")
              if pcol in df and df[pcol].notna().any() else None)
-    best = {c: grid[c].max() if c in grid else math.nan for c in cols}
+    near = {(r, d, lv) for r, d, lv, _ in _near_rows(df)}
+    best = {c: unique_best(grid[c].to_dict() if c in grid else {}, digits,
+                           exclude={r for r, d, lv in near if (d, lv) == c}) for c in cols}
     spec = "l" + "ccc" * len(dimensions)
     lines = [rf"\begin{{tabular}}{{{spec}}}", r"\toprule"]
     lines.append(" & " + " & ".join(rf"\multicolumn{{3}}{{c}}{{{d.capitalize()}}}" for d in dimensions) + r" \\")
@@ -86,20 +162,22 @@ def correlation_latex(df: pd.DataFrame, dimensions: tuple[str, ...], caption: st
         for c in cols:
             v = grid.at[r, c] if c in grid and r in grid.index else math.nan
             p = pvals.at[r, c] if pvals is not None and c in pvals and r in pvals.index else None
-            cells.append(_cell(v, best[c], digits, p))
+            cells.append(_cell(v, best[c] == r, digits, p, (r, *c) in near))
         lines.append(escape(r) + " & " + " & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}"]
-    return _wrap(lines, caption, label)
+    return _wrap(fit(lines), caption, label)
 
 
 def accuracy_latex(df: pd.DataFrame, datasets: list[str], caption: str, label: str, digits: int = 4) -> str:
-    """Rows x datasets: accuracy with its interval below in small type, best in bold."""
+    """Rows x datasets: accuracy with its interval below in small type, unique best in bold."""
     if df.empty:
         return _empty(caption, label)
     rows = list(dict.fromkeys(df["row"]))
     cell = df.set_index(["row", "dataset"])
     pcol = dagger_column(df)
-    best = {d: df.loc[df["dataset"] == d, "value"].max() for d in datasets}
+    near = {(r, ds) for r, _, _, ds in _near_rows(df)}
+    best = {d: unique_best(df[df["dataset"] == d].drop_duplicates("row").set_index("row")["value"].to_dict(),
+                           digits, exclude={r for r, ds in near if ds == d}) for d in datasets}
     lines = [rf"\begin{{tabular}}{{l{'c' * len(datasets)}}}", r"\toprule",
              "Metric & " + " & ".join(escape(d) for d in datasets) + r" \\", r"\midrule"]
     for r in rows:
@@ -109,13 +187,14 @@ def accuracy_latex(df: pd.DataFrame, datasets: list[str], caption: str, label: s
                 parts.append("--")
                 continue
             c = cell.loc[(r, d)]
-            s = _cell(c["value"], best[d], digits, c.get(pcol))
+            s = _cell(c["value"], best[d] == r, digits, c.get(pcol), (r, d) in near)
             if not _nan(c.get("ci_low")):
-                s += rf" {{\scriptsize[{c['ci_low']:.{digits - 1}f}, {c['ci_high']:.{digits - 1}f}]}}"
+                s += (rf" {{\scriptsize[{_fmt(c['ci_low'], digits - 1)}, "
+                      rf"{_fmt(c['ci_high'], digits - 1)}]}}")
             parts.append(s)
         lines.append(escape(r) + " & " + " & ".join(parts) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}"]
-    return _wrap(lines, caption, label, wide=False)
+    return _wrap(fit(lines), caption, label, wide=False)
 
 
 def examples_latex(df: pd.DataFrame, caption: str, label: str, with_category: bool = False) -> str:
@@ -124,16 +203,16 @@ def examples_latex(df: pd.DataFrame, caption: str, label: str, with_category: bo
         return _wrap([r"\begin{tabular}{l}", r"\toprule", r"No examples. \\", r"\bottomrule", r"\end{tabular}"],
                      caption, label, wide=False)
     head = ["Judge", "Dataset"] + (["Category"] if with_category else []) + ["Reply"]
-    spec = "ll" + ("l" if with_category else "") + "p{0.55\\textwidth}"
+    spec = "ll" + ("l" if with_category else "") + r">{\raggedright\arraybackslash}p{0.55\textwidth}"
     lines = [rf"\begin{{tabular}}{{{spec}}}", r"\toprule", " & ".join(head) + r" \\", r"\midrule"]
     for _, r in df.iterrows():
-        cells = [escape(r["row"]), escape(r["dataset"])]
+        cells = [_breakable(str(r["row"])), escape(r["dataset"])]
         if with_category:
             cells.append(escape(f"{r['category']} ({r['n_in_group']})"))
         cells.append(escape_text(r["reply"]))
         lines.append(" & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}"]
-    return _wrap(lines, caption, label)
+    return _wrap(fit(lines), caption, label)
 
 
 def table9_latex(df: pd.DataFrame, caption: str, label: str) -> str:
@@ -143,23 +222,28 @@ def table9_latex(df: pd.DataFrame, caption: str, label: str) -> str:
     corr = df[df["table"] == "Sec4.3-text"] if len(df) else df
     if rates.empty and corr.empty:
         return _empty(caption, label)
-    lines = []
+    lines: list[str] = []
+    wide = False
     if not rates.empty:
         datasets = list(dict.fromkeys(rates["dataset"]))
+        wide = len(datasets) > 3
         rows = list(dict.fromkeys(rates["row"]))
         cell = rates.set_index(["row", "dataset"])["value"]
-        best = {d: rates.loc[rates["dataset"] == d, "value"].min() for d in datasets}
-        lines += [rf"\begin{{tabular}}{{l{'c' * len(datasets)}}}", r"\toprule",
-                  "Prompt & " + " & ".join(escape(d) for d in datasets) + r" \\", r"\midrule"]
+        best = {d: unique_best(rates[rates["dataset"] == d].drop_duplicates("row").set_index("row")["value"]
+                               .to_dict(), 4, lower_better=True) for d in datasets}
+        tab = [rf"\begin{{tabular}}{{l{'c' * len(datasets)}}}", r"\toprule",
+               "Prompt & " + " & ".join(escape(d) for d in datasets) + r" \\", r"\midrule"]
         for r in rows:
-            vals = [_cell(cell.get((r, d), math.nan), best[d], 4) for d in datasets]
-            lines.append(escape(r) + " & " + " & ".join(vals) + r" \\")
-        lines += [r"\bottomrule", r"\end{tabular}"]
+            vals = [_cell(cell.get((r, d), math.nan), best[d] == r, 4) for d in datasets]
+            tab.append(escape(r) + " & " + " & ".join(vals) + r" \\")
+        tab += [r"\bottomrule", r"\end{tabular}"]
+        lines += fit(tab)
     if not corr.empty:
         if lines:
             lines.append(r"\par\medskip")
-        lines += [r"\begin{tabular}{lc}", r"\toprule", r"Prompt & Spearman(fluency, coherence) \\", r"\midrule"]
+        tab = [r"\begin{tabular}{lc}", r"\toprule", r"Prompt & Spearman(fluency, coherence) \\", r"\midrule"]
         for _, r in corr.iterrows():
-            lines.append(rf"{escape(r['row'])} & {_fmt(r['value'], 3)} \\")
-        lines += [r"\bottomrule", r"\end{tabular}"]
-    return _wrap(lines, caption, label, wide=False)
+            tab.append(rf"{escape(r['row'])} & {_fmt(r['value'], 3)} \\")
+        tab += [r"\bottomrule", r"\end{tabular}"]
+        lines += fit(tab)
+    return _wrap(lines, caption, label, wide=wide)

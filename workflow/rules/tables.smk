@@ -3,6 +3,12 @@
 # config asks for (METRIC_OUTPUTS, JUDGE_OUTPUTS): a metric or judge that is not
 # configured simply has no row. Definitions: docs/tables.md, docs/statistics.md.
 
+import json as _json
+import os as _os
+import shlex as _shlex
+import sys as _sys
+
+from sumjudge.tables.caveats import table_context
 from sumjudge.tables.settings import TableSettings
 from sumjudge.tables.workflow import (
     CHART_TABLES,
@@ -20,6 +26,11 @@ report: "../report/workflow.rst"
 
 
 TABLE_SETTINGS = TableSettings.from_config(config).as_dict()
+TABLE_CONTEXT = table_context(config)  # subset, judge descriptions, metrics run: the caveats beside the numbers
+# The manifest records how it was made; environment variables, not params, so a
+# different command line (-n, --report) does not make the manifest rule rerun.
+_os.environ.setdefault("SUMJUDGE_COMMAND", _shlex.join(_sys.argv))
+_os.environ.setdefault("SUMJUDGE_CONFIGFILES", _json.dumps([_os.path.abspath(f) for f in workflow.configfiles]))
 TABLES_DIR = f"{RESULTS}/tables"
 TABLE_CSVS = [f"{TABLES_DIR}/{t}.csv" for t in numbered_tables(DATASETS)]
 CHART_CSVS = [f"{TABLES_DIR}/{t}.csv" for t in numbered_tables(DATASETS) if t in CHART_TABLES]
@@ -31,9 +42,20 @@ TABLE_OUTPUTS = [
     f"{TABLES_DIR}/published_vs_reproduced.csv",
     f"{TABLES_DIR}/judge_vs_best.csv",
     f"{TABLES_DIR}/judge_vs_best.svg",
+    f"{TABLES_DIR}/judge_vs_best.png",
+    f"{TABLES_DIR}/judge_behaviour.csv",
+    f"{TABLES_DIR}/judge_behaviour.svg",
+    f"{TABLES_DIR}/replies.csv",
+    f"{TABLES_DIR}/replies.html",
     f"{TABLES_DIR}/overview.html",
     f"{RESULTS}/manifest.json",
 ]
+
+
+# a report entry of one table file: its own caption, one subcategory per table
+_table_report = lambda path, table, fmt: report(  # noqa: E731
+    path, caption=f"../report/{table}.rst", category="Tables", subcategory=table,
+    labels={"table": table, "format": fmt})
 
 
 rule correlation_table:
@@ -45,13 +67,14 @@ rule correlation_table:
         judges=lambda wc: judge_files(JUDGE_OUTPUTS, [CORRELATION_TABLES[wc.table]], ["base"]),
     output:
         csv=report(f"{TABLES_DIR}/{{table}}.csv", caption="../report/table.rst", category="Tables",
-                   labels={"table": "{table}", "format": "CSV"}),
+                   subcategory="{table}", labels={"table": "{table}", "format": "CSV"}),
         tex=report(f"{TABLES_DIR}/{{table}}.tex", caption="../report/table.rst", category="Tables",
-                   labels={"table": "{table}", "format": "LaTeX"}),
+                   subcategory="{table}", labels={"table": "{table}", "format": "LaTeX"}),
     log:
         "logs/tables/{table}.log",
     params:
         settings=TABLE_SETTINGS,
+        context=TABLE_CONTEXT,
     wildcard_constraints:
         table="table1|table2",
     conda:
@@ -69,14 +92,15 @@ rule accuracy_table:
         judges=lambda wc: judge_files(JUDGE_OUTPUTS, table_datasets(wc.table, DATASETS), ["base"]),
     output:
         csv=report(f"{TABLES_DIR}/{{table}}.csv", caption="../report/table.rst", category="Tables",
-                   labels={"table": "{table}", "format": "CSV"}),
+                   subcategory="{table}", labels={"table": "{table}", "format": "CSV"}),
         tex=report(f"{TABLES_DIR}/{{table}}.tex", caption="../report/table.rst", category="Tables",
-                   labels={"table": "{table}", "format": "LaTeX"}),
+                   subcategory="{table}", labels={"table": "{table}", "format": "LaTeX"}),
     log:
         "logs/tables/{table}.log",
     params:
         datasets=lambda wc: table_datasets(wc.table, DATASETS),
         settings=TABLE_SETTINGS,
+        context=TABLE_CONTEXT,
     wildcard_constraints:
         table="table3|table4|table5",
     conda:
@@ -91,14 +115,13 @@ rule variants_table:
         data=dataset_table("summeval"),
         judges=judge_files(JUDGE_OUTPUTS, ["summeval"]),
     output:
-        csv=report(f"{TABLES_DIR}/table6.csv", caption="../report/table.rst", category="Tables",
-                   labels={"table": "table6", "format": "CSV"}),
-        tex=report(f"{TABLES_DIR}/table6.tex", caption="../report/table.rst", category="Tables",
-                   labels={"table": "table6", "format": "LaTeX"}),
+        csv=_table_report(f"{TABLES_DIR}/table6.csv", "table6", "CSV"),
+        tex=_table_report(f"{TABLES_DIR}/table6.tex", "table6", "LaTeX"),
     log:
         "logs/tables/table6.log",
     params:
         settings=TABLE_SETTINGS,
+        context=TABLE_CONTEXT,
     conda:
         "../../envs/tables.yaml"
     script:
@@ -112,15 +135,12 @@ rule reply_tables:
         data=[dataset_table(d) for d in DATASETS],
         judges=judge_files(JUDGE_OUTPUTS),
     output:
-        t7=report(f"{TABLES_DIR}/table7.csv", caption="../report/table.rst", category="Tables",
-                  labels={"table": "table7", "format": "CSV"}),
-        t7tex=f"{TABLES_DIR}/table7.tex",
-        t8=report(f"{TABLES_DIR}/table8.csv", caption="../report/table.rst", category="Tables",
-                  labels={"table": "table8", "format": "CSV"}),
-        t8tex=f"{TABLES_DIR}/table8.tex",
-        t9=report(f"{TABLES_DIR}/table9.csv", caption="../report/table.rst", category="Tables",
-                  labels={"table": "table9", "format": "CSV"}),
-        t9tex=f"{TABLES_DIR}/table9.tex",
+        t7=_table_report(f"{TABLES_DIR}/table7.csv", "table7", "CSV"),
+        t7tex=_table_report(f"{TABLES_DIR}/table7.tex", "table7", "LaTeX"),
+        t8=_table_report(f"{TABLES_DIR}/table8.csv", "table8", "CSV"),
+        t8tex=_table_report(f"{TABLES_DIR}/table8.tex", "table8", "LaTeX"),
+        t9=_table_report(f"{TABLES_DIR}/table9.csv", "table9", "CSV"),
+        t9tex=_table_report(f"{TABLES_DIR}/table9.tex", "table9", "LaTeX"),
         usage=report(f"{TABLES_DIR}/usage.csv", caption="../report/usage.rst", category="Judges",
                      labels={"what": "requests, tokens, cost"}),
     log:
@@ -128,10 +148,38 @@ rule reply_tables:
     params:
         datasets=DATASETS,
         settings=TABLE_SETTINGS,
+        context=TABLE_CONTEXT,
     conda:
         "../../envs/tables.yaml"
     script:
         "../../scripts/reply_tables.py"
+
+
+rule judge_behaviour:
+    """The judge's own answers: score distribution per dimension, label balance
+    against the human gold, modal share and the near-constant flag; plus every
+    raw reply as CSV and as a browsable HTML page."""
+    input:
+        data=[dataset_table(d) for d in DATASETS],
+        judges=judge_files(JUDGE_OUTPUTS),
+    output:
+        csv=report(f"{TABLES_DIR}/judge_behaviour.csv", caption="../report/behaviour.rst", category="Judges",
+                   labels={"what": "answer distribution", "format": "CSV"}),
+        svg=report(f"{TABLES_DIR}/judge_behaviour.svg", caption="../report/behaviour.rst", category="Judges",
+                   labels={"what": "answer distribution", "format": "SVG"}),
+        replies=report(f"{TABLES_DIR}/replies.csv", caption="../report/replies.rst", category="Judges",
+                       labels={"what": "raw replies", "format": "CSV"}),
+        replies_html=report(f"{TABLES_DIR}/replies.html", caption="../report/replies.rst", category="Judges",
+                            labels={"what": "raw replies", "format": "HTML"}),
+    log:
+        "logs/tables/judge_behaviour.log",
+    params:
+        datasets=DATASETS,
+        settings=TABLE_SETTINGS,
+    conda:
+        "../../envs/tables.yaml"
+    script:
+        "../../scripts/judge_behaviour.py"
 
 
 rule published_vs_reproduced:
@@ -154,9 +202,12 @@ rule judge_chart:
     input:
         CHART_CSVS,
     output:
-        csv=f"{TABLES_DIR}/judge_vs_best.csv",
-        svg=report(f"{TABLES_DIR}/judge_vs_best.svg", caption="../report/chart.rst", category="Judges",
-                   labels={"what": "judge minus strongest other row"}),
+        csv=report(f"{TABLES_DIR}/judge_vs_best.csv", caption="../report/chart.rst", category="Chart",
+                   labels={"what": "28-column view", "format": "CSV"}),
+        svg=report(f"{TABLES_DIR}/judge_vs_best.svg", caption="../report/chart.rst", category="Chart",
+                   labels={"what": "28-column view", "format": "SVG"}),
+        png=report(f"{TABLES_DIR}/judge_vs_best.png", caption="../report/chart.rst", category="Chart",
+                   labels={"what": "28-column view", "format": "PNG"}),
     log:
         "logs/tables/judge_chart.log",
     conda:
@@ -173,8 +224,12 @@ rule manifest:
         judges=judge_files(JUDGE_OUTPUTS),
         prompts=prompt_files(workflow.basedir),
     output:
-        report(f"{RESULTS}/manifest.json", caption="../report/manifest.rst", category="Provenance",
-               labels={"what": "manifest"}),
+        manifest=report(f"{RESULTS}/manifest.json", caption="../report/manifest.rst", category="Provenance",
+                        labels={"what": "manifest"}),
+        patch=report(f"{RESULTS}/provenance/worktree.patch", caption="../report/patch.rst",
+                     category="Provenance", labels={"what": "uncommitted changes"}),
+        prompts=report(f"{RESULTS}/provenance/prompts.txt", caption="../report/prompts.rst",
+                       category="Provenance", labels={"what": "prompt texts"}),
     log:
         "logs/tables/manifest.log",
     params:
@@ -192,12 +247,17 @@ rule overview:
         usage=f"{TABLES_DIR}/usage.csv",
         chart=f"{TABLES_DIR}/judge_vs_best.svg",
         chart_csv=f"{TABLES_DIR}/judge_vs_best.csv",
+        behaviour=f"{TABLES_DIR}/judge_behaviour.csv",
+        behaviour_svg=f"{TABLES_DIR}/judge_behaviour.svg",
         manifest=f"{RESULTS}/manifest.json",
+        prompts=prompt_files(workflow.basedir),
     output:
         report(f"{TABLES_DIR}/overview.html", caption="../report/overview.rst", category="Overview",
                labels={"what": "all tables"}),
     log:
         "logs/tables/overview.log",
+    params:
+        near_constant=TABLE_SETTINGS["near_constant"],
     conda:
         "../../envs/tables.yaml"
     script:

@@ -1,0 +1,29 @@
+"""Rule `judge_behaviour`: the judge's answer distribution (CSV, SVG) and every raw reply (CSV, HTML)."""
+import os
+import sys
+
+sys.path[:0] = [snakemake.scriptdir, os.path.dirname(snakemake.scriptdir)]  # _log, sumjudge
+import _log  # noqa: E402
+
+import pandas as pd  # noqa: E402
+
+from sumjudge.io import write_text  # noqa: E402
+from sumjudge.tables.build import judge_behaviour, write_csv  # noqa: E402
+from sumjudge.tables.raw_replies import replies_html  # noqa: E402
+from sumjudge.tables.settings import TableSettings  # noqa: E402
+from sumjudge.tables.behaviour import plot, summary  # noqa: E402
+
+log = _log.setup(snakemake)
+settings = TableSettings.from_dict(snakemake.params.settings)
+data = dict(zip(snakemake.params.datasets, snakemake.input.data))
+behaviour, replies = judge_behaviour(list(snakemake.input.judges), data, settings)
+out = snakemake.output
+write_csv(behaviour, out.csv)
+plot(behaviour, out.svg)
+write_csv(replies, out.replies)
+write_text(replies_html(replies), out.replies_html)
+flagged = summary(behaviour)
+flagged = flagged[flagged["near_constant"].astype(bool)] if len(flagged) else flagged
+log.info("%d replies; near-constant: %s", len(replies),
+         ", ".join(f"{r.judge}/{r.dataset}/{r.variant}/{r.dimension} ({r.modal_share:.2f})"
+                   for r in flagged.itertuples()) or "none")

@@ -1,0 +1,165 @@
+"""What the judge itself answered, per judge, dataset and prompt variant.
+
+- Likert (SummEval, Newsroom): how often each score 1-5 was given, per dimension.
+- Pairwise (TLDR): how often it chose summary 0 / 1, beside the workers' balance.
+- Pyramid (REALSumm): how often an SCU was judged present / absent, beside the crowd's.
+- Binary (QAGS): how often a sentence was judged consistent / not, beside the majority vote.
+
+The **modal share** of a (judge, dataset, variant, dimension) is the share of its
+valid answers that are its most frequent answer (ties: the smaller answer).
+Invalid replies are counted apart (``n_invalid``), never as an answer. A judge
+whose modal share exceeds ``tables.near_constant`` (default 0.8) is
+*near-constant*: its correlations and accuracies say little, so the tables flag
+its cells and never mark them best (docs/tables.md).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from .chart import svg_id
+from .common import DATASET_LABELS
+from .inputs import JudgeRun
+
+LIKERT = {"summeval": ("coherence", "consistency", "fluency", "relevance"),
+          "newsroom": ("coherence", "fluency", "informativeness", "relevance")}
+LABEL = {"tldr": "choice", "realsumm": "scu_labels", "qags_cnn": "label", "qags_xsum": "label"}
+GOLD = {"tldr": "choice", "realsumm": "scu_labels", "qags_cnn": "label", "qags_xsum": "label"}
+ANSWER_NAMES = {"tldr": {0: "summary 0", 1: "summary 1"}, "realsumm": {0: "absent", 1: "present"},
+                "qags_cnn": {0: "no", 1: "yes"}, "qags_xsum": {0: "no", 1: "yes"}}
+NEAR_CONSTANT_NOTE = "near-constant judge: correlations and accuracies are not meaningful"
+COLUMNS = ["judge", "dataset", "variant", "dimension", "answer", "answer_name", "count", "share",
+           "gold_count", "gold_share", "n", "n_invalid", "modal_answer", "modal_share", "near_constant"]
+
+
+def _flatten(values) -> np.ndarray:
+    """Answers as floats; a Pyramid list becomes one answer per SCU."""
+    out = []
+    for v in values:
+        if isinstance(v, (list, tuple, np.ndarray)):
+            out.extend(np.nan if x is None else float(x) for x in v)
+        elif v is None or (isinstance(v, float) and math.isnan(v)):
+            out.append(np.nan)
+        else:
+            out.append(float(v))
+    return np.asarray(out, dtype=float)
+
+
+def modal(values: np.ndarray) -> tuple[float, float]:
+    """(modal answer, its share among the non-NaN values); (nan, nan) if none."""
+    ok = values[~np.isnan(values)]
+    if ok.size == 0:
+        return math.nan, math.nan
+    answers, counts = np.unique(ok, return_counts=True)
+    i = int(np.argmax(counts))  # np.unique sorts: ties go to the smaller answer
+    return float(answers[i]), float(counts[i] / ok.size)
+
+
+def dimensions(dataset: str) -> tuple[str, ...]:
+    return LIKERT.get(dataset, (LABEL.get(dataset, "label"),))
+
+
+def run_answers(run: JudgeRun, dimension: str) -> np.ndarray:
+    """Every valid answer of ``run`` on ``dimension`` (all samples pooled)."""
+    ok = run.frame[run.frame["status"] == "ok"]
+    return _flatten(ok[dimension]) if dimension in ok else np.array([])
+
+
+def modal_shares(runs: list[JudgeRun]) -> dict[tuple[str, str, str, str], float]:
+    """(judge, dataset, variant, dimension) -> modal share."""
+    return {(r.judge, r.dataset, r.variant, d): modal(run_answers(r, d))[1]
+            for r in runs for d in dimensions(r.dataset) if d in r.frame}
+
+
+def behaviour_table(runs: list[JudgeRun], humans: dict[str, pd.DataFrame], threshold: float) -> pd.DataFrame:
+    """Long form: one row per (judge, dataset, variant, dimension, answer)."""
+    rows = []
+    for run in runs:
+        human = humans.get(run.dataset)
+        n_invalid = int((run.frame["status"] != "ok").sum())
+        for dim in dimensions(run.dataset):
+            if dim not in run.frame:
+                continue
+            answers = run_answers(run, dim)
+            mode, share = modal(answers)
+            ok = answers[~np.isnan(answers)]
+            gold = np.array([])
+            if human is not None and run.dataset in GOLD and GOLD[run.dataset] in human:
+                gold = _flatten(human[GOLD[run.dataset]])
+                gold = gold[~np.isnan(gold)]
+            if run.dataset in LIKERT:
+                universe = [1.0, 2.0, 3.0, 4.0, 5.0] + sorted(set(ok.tolist()) - {1.0, 2.0, 3.0, 4.0, 5.0})
+            else:
+                universe = sorted(set(ANSWER_NAMES.get(run.dataset, {}).keys()) | set(ok.tolist()))
+            names = ANSWER_NAMES.get(run.dataset, {})
+            for a in universe:
+                count = int((ok == a).sum())
+                g = int((gold == a).sum()) if gold.size else None
+                rows.append({"judge": run.judge, "dataset": DATASET_LABELS.get(run.dataset, run.dataset),
+                             "variant": run.variant, "dimension": dim, "answer": a,
+                             "answer_name": names.get(int(a), f"{a:g}") if float(a).is_integer() else f"{a:g}",
+                             "count": count, "share": count / ok.size if ok.size else math.nan,
+                             "gold_count": g, "gold_share": g / gold.size if gold.size else math.nan,
+                             "n": int(ok.size), "n_invalid": n_invalid, "modal_answer": mode,
+                             "modal_share": share,
+                             "near_constant": bool(not math.isnan(share) and share > threshold)})
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def summary(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per (judge, dataset, variant, dimension): n, modal answer and share, flag."""
+    if df.empty:
+        return pd.DataFrame(columns=["judge", "dataset", "variant", "dimension", "n", "n_invalid", "modal_answer",
+                                     "modal_share", "near_constant"])
+    keys = ["judge", "dataset", "variant", "dimension"]
+    return df.groupby(keys, sort=False, as_index=False).first()[keys + ["n", "n_invalid", "modal_answer",
+                                                                        "modal_share", "near_constant"]]
+
+
+def plot(df: pd.DataFrame, path: str, fmt: str = "svg") -> None:
+    """Small multiples: one panel per (judge, dataset, variant base), bars per answer
+    and dimension; gold balance as hollow bars where the dataset has one."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    matplotlib.rcParams["svg.hashsalt"] = "sumjudge"
+    matplotlib.rcParams["svg.fonttype"] = "none"
+    import matplotlib.pyplot as plt
+
+    base = df[df["variant"] == "base"] if len(df) else df
+    panels = list(dict.fromkeys(zip(base["judge"], base["dataset"]))) if len(base) else []
+    ncol = min(3, max(1, len(panels)))
+    nrow = max(1, math.ceil(len(panels) / ncol))
+    fig, axes = plt.subplots(nrow, ncol, figsize=(3.6 * ncol, 2.6 * nrow), squeeze=False)
+    for ax in axes.flat:
+        ax.set_axis_off()
+    if not panels:
+        axes[0][0].text(0.5, 0.5, "No judge output", ha="center", va="center")
+    for ax, (judge, dataset) in zip(axes.flat, panels):
+        ax.set_axis_on()
+        ax.set_gid(svg_id("behaviour", judge, dataset))
+        d = base[(base["judge"] == judge) & (base["dataset"] == dataset)]
+        dims = list(dict.fromkeys(d["dimension"]))
+        answers = list(dict.fromkeys(d["answer_name"]))
+        width = 0.8 / (len(dims) + (1 if d["gold_share"].notna().any() else 0))
+        for k, dim in enumerate(dims):
+            g = d[d["dimension"] == dim].set_index("answer_name").reindex(answers)
+            flag = " (near-constant)" if bool(g["near_constant"].fillna(False).any()) else ""
+            ax.bar(np.arange(len(answers)) + k * width, g["share"].fillna(0), width,
+                   label=f"{dim[:5]}{flag}")
+        if d["gold_share"].notna().any():
+            g = d.drop_duplicates("answer_name").set_index("answer_name").reindex(answers)
+            ax.bar(np.arange(len(answers)) + len(dims) * width, g["gold_share"].fillna(0), width,
+                   fill=False, edgecolor="black", hatch="//", label="human gold")
+        ax.set_xticks(np.arange(len(answers)) + width * (len(dims) - 1) / 2)
+        ax.set_xticklabels(answers, fontsize=7)
+        ax.set_ylim(0, 1.05)
+        share = d["modal_share"].max()
+        ax.set_title(f"{judge} on {dataset}: max modal share {share:.2f} (n={int(d['n'].max())})", fontsize=8)
+        ax.tick_params(axis="y", labelsize=7)
+        ax.legend(fontsize=6, loc="upper left")
+    fig.tight_layout()
+    fig.savefig(path, format=fmt, metadata={"Date": None} if fmt == "svg" else None, dpi=110)
+    plt.close(fig)

@@ -1,0 +1,212 @@
+"""Caveats beside the numbers: what a reader must know to read a cell.
+
+Every numeric table (1-6) gets these columns (docs/tables.md):
+
+- ``subset``: ``all``, or ``slice (docs: 3)`` when config ``subset`` keeps part
+  of the dataset (a row-specific restriction, e.g. Table 6's annotators, follows
+  after a semicolon);
+- ``n_units``, ``n_docs``: the units (summaries, pairs, sentences) and documents
+  of the dataset table behind the cell;
+- ``model_note``: the metric's model (``paper's model``, ``stand-in ..., not the
+  paper's``, ``no model``) or the judge's model and whether it is the paper's ChatGPT;
+- ``modal_share``, ``near_constant``: the judge's modal-answer share on that
+  dimension (:mod:`sumjudge.tables.behaviour`) and whether it exceeds ``tables.near_constant``;
+- ``published_note``: ``published value not in this copy`` where the paper's
+  value is missing from ``sumjudge/tables/published.csv`` (or the row has no paper counterpart);
+- ``caveat``: all of the above as one sentence.
+
+:func:`table_caveats` condenses them into the lines printed in LaTeX captions,
+on the overview page and in the report.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+from .behaviour import NEAR_CONSTANT_NOTE
+from .common import DATASET_LABELS
+from .rows import FACTUALITY_METRICS, SCORE_METRICS
+
+PAPER_JUDGE_MODEL = "gpt-3.5-turbo-0301"
+NOT_IN_COPY = "published value not in this copy"
+UNIT_WORDS = {"summeval": "summaries", "newsroom": "summaries", "tldr": "summary pairs",
+              "realsumm": "summaries", "qags_cnn": "summary sentences", "qags_xsum": "summary sentences"}
+DOC_COLUMNS = ("doc_id", "post_id")
+CAVEAT_COLUMNS = ["n_units", "n_docs", "model_note", "modal_share", "near_constant", "published_note", "caveat"]
+_BY_LABEL = {v: k for k, v in DATASET_LABELS.items()}
+_METRIC_SPECS = {**{m.name: m for m in SCORE_METRICS}, **{m.printed("pairwise"): m for m in SCORE_METRICS},
+                 **{m.name: m for m in FACTUALITY_METRICS.values()}}
+
+
+def judge_description(name: str, spec: dict | None) -> str:
+    """``qwen-1.5b (qwen2.5-coder-1.5b-instruct, embedded llama.cpp model; not the paper's ChatGPT)``."""
+    spec = spec or {}
+    model = spec.get("model") or name
+    if spec.get("embedded"):
+        return f"{name} ({spec['embedded']}, a local model served by llama.cpp; not the paper's ChatGPT)"
+    if str(model) == PAPER_JUDGE_MODEL:
+        return f"{name} ({model}, the paper's ChatGPT model)"
+    return f"{name} ({model}; not the paper's ChatGPT, {PAPER_JUDGE_MODEL})"
+
+
+def table_context(config: dict[str, Any]) -> dict[str, Any]:
+    """What the table rules need from the config beyond the statistics settings
+    (a plain dict: it is a rule parameter)."""
+    judges = config.get("judges") or {}
+    if isinstance(judges, list):
+        judges = {s.get("name"): s for s in judges if isinstance(s, dict)}
+    metrics = config.get("metrics") or {}
+    return {"subset": {k: dict(v) for k, v in (config.get("subset") or {}).items() if v},
+            "judges": {str(n): judge_description(str(n), s if isinstance(s, dict) else {}) for n, s in judges.items()},
+            "metrics_run": list(metrics.get("run") or []) if isinstance(metrics, dict) else []}
+
+
+def subset_label(dataset: str, context: dict | None) -> str:
+    spec = ((context or {}).get("subset") or {}).get(dataset)
+    if not spec:
+        return "all"
+    return "slice (" + ", ".join(f"{k}: {v}" for k, v in spec.items()) + ")"
+
+
+def _docs_word(n) -> str:
+    return "document" if n == 1 else "documents"
+
+
+def scope(human: pd.DataFrame) -> tuple[int, int]:
+    """(units, documents) of a dataset table."""
+    col = next((c for c in DOC_COLUMNS if c in human), None)
+    return len(human), int(human[col].nunique()) if col else len(human)
+
+
+def _model_note(cell: pd.Series, context: dict | None) -> str:
+    kind = cell.get("kind")
+    model = cell.get("model")
+    has_model = isinstance(model, str) and model.strip() != ""
+    if kind == "judge":
+        name = str(cell["row"]).split("+")[0].split(" [")[0]
+        desc = ((context or {}).get("judges") or {}).get(name)
+        if desc:
+            return "judge " + desc
+        return f"judge {name} ({model if has_model else 'model unknown'}; not the paper's ChatGPT)" \
+            if model != PAPER_JUDGE_MODEL else f"judge {name} (the paper's ChatGPT model)"
+    if kind == "annotator":
+        return "human expert"
+    spec = _METRIC_SPECS.get(str(cell.get("paper_row")))
+    if spec is not None and not spec.paper_models:
+        return f"no model ({model})" if has_model else "no model"
+    if not has_model:
+        return "no model"
+    if str(cell["row"]) != str(cell.get("paper_row")):
+        return f"stand-in model {model}, not the paper's"
+    return f"paper's model {model}"
+
+
+def annotate(df: pd.DataFrame, humans: dict[str, pd.DataFrame], context: dict | None,
+             shares: dict[tuple[str, str], float] | None = None, threshold: float = 0.8) -> pd.DataFrame:
+    """Add the caveat columns to a long-form table.
+
+    ``humans``: dataset key -> its dataset table; ``shares``: (row, dimension or
+    dataset label) -> the judge's modal share (:func:`judge_shares`)."""
+    df = df.copy()
+    for c in CAVEAT_COLUMNS:
+        df[c] = pd.Series([None] * len(df), index=df.index, dtype=object)
+    if df.empty:
+        return df
+    for i, cell in df.iterrows():
+        key = _BY_LABEL.get(cell["dataset"], cell["dataset"])
+        human = humans.get(key)
+        n_units, n_docs = scope(human) if human is not None else (math.nan, math.nan)
+        sub = subset_label(key, context)
+        row_sub = cell.get("subset")
+        if isinstance(row_sub, str) and row_sub not in ("", "all"):
+            sub = f"{sub}; {row_sub}" if sub != "all" else row_sub
+        share = math.nan
+        if cell.get("kind") == "judge" and shares:
+            share = shares.get((cell["row"], cell["dimension"]), shares.get((cell["row"], cell["dataset"]), math.nan))
+        near = bool(not math.isnan(share) and share > threshold)
+        pub = NOT_IN_COPY if pd.isna(cell.get("published")) else None
+        note = _model_note(cell, context)
+        words = UNIT_WORDS.get(key, "units")
+        parts = [f"{n_docs} {DATASET_LABELS.get(key, key)} {_docs_word(n_docs)}, {n_units} {words} ({sub})", note]
+        if near:
+            parts.append(f"{NEAR_CONSTANT_NOTE} (modal share {share:.2f})")
+        if pub:
+            parts.append(pub)
+        df.at[i, "subset"] = sub
+        df.at[i, "n_units"] = n_units
+        df.at[i, "n_docs"] = n_docs
+        df.at[i, "model_note"] = note
+        df.at[i, "modal_share"] = share
+        df.at[i, "near_constant"] = near
+        df.at[i, "published_note"] = pub
+        df.at[i, "caveat"] = "; ".join(parts)
+    df["near_constant"] = df["near_constant"].astype(bool)
+    return df
+
+
+def judge_shares(runs, modal_share_fn) -> dict[tuple[str, str], float]:
+    """(row name, dimension) and (row name, dataset label) -> modal share, for every run."""
+    from .behaviour import dimensions
+    from .rows import judge_row
+
+    out = {}
+    for run in runs:
+        row = judge_row(run.judge, run.variant)
+        for dim in dimensions(run.dataset):
+            if dim in run.frame:
+                s = modal_share_fn(run, dim)
+                out[(row, dim)] = s
+                out[(row, DATASET_LABELS.get(run.dataset, run.dataset))] = s
+    return out
+
+
+def _flag(v) -> bool:
+    return str(v).strip().lower() in ("true", "1", "1.0")
+
+
+def table_caveats(df: pd.DataFrame, context: dict | None = None, threshold: float = 0.8) -> list[str]:
+    """The lines a reader must see beside a numeric table."""
+    if df is None or df.empty or "caveat" not in df:
+        return []
+    lines = []
+    for label in dict.fromkeys(df["dataset"]):
+        d = df[df["dataset"] == label]
+        key = _BY_LABEL.get(label, label)
+        sub = subset_label(key, context) if context is not None else str(d["subset"].iloc[0]).split(";")[0]
+        n_docs, n_units = d["n_docs"].dropna(), d["n_units"].dropna()
+        if len(n_docs):
+            docs = int(float(n_docs.iloc[0]))
+            lines.append(f"{label}: {docs} {_docs_word(docs)}, {int(float(n_units.iloc[0]))} "
+                         f"{UNIT_WORDS.get(key, 'units')} ({sub}" + (", not the paper's full dataset)"
+                                                                    if sub.startswith("slice") else ")"))
+    judges = df[df["kind"] == "judge"]
+    known = (context or {}).get("judges") or {}
+    names = judges["row"].astype(str).str.split("+").str[0].str.split(" [", regex=False).str[0]
+    notes = [f"judge {known[n]}" if n in known else note for n, note in zip(names, judges["model_note"])]
+    for note in dict.fromkeys(n for n in notes if isinstance(n, str)):
+        lines.append(f"The {note}.")
+    metrics = df[df["kind"] == "metric"]
+    if metrics.empty:
+        run = (context or {}).get("metrics_run")
+        lines.append("No metric rows" + (" (learned metrics not run: config metrics.run is empty)"
+                                         if run == [] else "") + "; the judge is compared with nothing.")
+    else:
+        notes = metrics.drop_duplicates("row")
+        stand = notes[notes["model_note"].astype(str).str.startswith("stand-in")]
+        if len(stand):
+            lines.append("Stand-in models (not the paper's numbers): " + ", ".join(stand["row"]) + ".")
+        run = (context or {}).get("metrics_run")
+        if run == []:
+            lines.append("Learned metrics not run (config metrics.run is empty): only the rows shown.")
+    near = judges[judges["near_constant"].map(_flag)]
+    for row, g in near.groupby("row", sort=False):
+        accuracy = g["level"].eq("accuracy").all()
+        dims = ", ".join(dict.fromkeys(g["dataset"] if accuracy else g["dataset"] + " " + g["dimension"]))
+        lines.append(f"{row} on {dims}: {NEAR_CONSTANT_NOTE} (modal share above {threshold:g}); never marked best.")
+    missing = df["published_note"].notna() & df["published_note"].astype(str).ne("") \
+        & df["published_note"].astype(str).ne("nan")
+    if missing.any():
+        lines.append(f"{int(missing.sum())} of {len(df)} cells: {NOT_IN_COPY} (or no paper counterpart).")
+    return lines
