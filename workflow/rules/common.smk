@@ -12,19 +12,25 @@ try:
 except ConfigError as err:
     raise WorkflowError(str(err)) from None
 
-from sumjudge.data.sources import DATASET_FILES
+from sumjudge import datasets as _ds
+from sumjudge.data.custom import file_columns
 
 RESULTS = "results"
-DATASETS = config["datasets"]
-# one upstream dataset folder can feed several prepared tables
-SOURCE_DATASET = {
-    "summeval": "summeval",
-    "newsroom": "newsroom",
-    "tldr": "tldr",
-    "realsumm": "realsumm",
-    "qags_cnn": "qags",
-    "qags_xsum": "qags",
-}
+# Every fact about a dataset is in the registry (sumjudge/datasets.py); a user's own
+# datasets come from config `custom_datasets` (docs/extending.md). Wildcard
+# constraints below are derived from it.
+try:
+    DATASET_SPECS = _ds.registry(config, columns=file_columns)
+except _ds.DatasetConfigError as err:
+    raise WorkflowError(str(err)) from None
+DATASETS = config["datasets"]  # the built-in datasets to prepare
+CUSTOM_DATASETS = _ds.names(DATASET_SPECS, custom=True)  # always prepared
+ALL_DATASETS = DATASETS + CUSTOM_DATASETS
+
+
+def dataset_constraint(family=None):
+    """Wildcard constraint: the registry's datasets (of one metric family)."""
+    return _ds.alternation(_ds.names(DATASET_SPECS, family=family))
 
 
 def raw(local_path):
