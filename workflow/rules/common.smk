@@ -14,6 +14,7 @@ except ConfigError as err:
 
 from sumjudge import datasets as _ds
 from sumjudge.data.custom import file_columns
+from sumjudge.data.prepare import pinned_paths, source_files
 
 RESULTS = "results"
 # Every fact about a dataset is in the registry (sumjudge/datasets.py); a user's own
@@ -40,3 +41,20 @@ def raw(local_path):
 
 def dataset_table(name):
     return f"{RESULTS}/data/{name}.parquet"
+
+
+def prepare_options(wc):
+    """What the dataset's reader is told: the built-ins' config sections, or the
+    user's `custom_datasets` entry."""
+    if wc.dataset in CUSTOM_DATASETS:
+        return {"subset": config["subset"],
+                "custom_datasets": {wc.dataset: config["custom_datasets"][wc.dataset]}}
+    return {k: config[k] for k in ("tldr", "realsumm", "subset")}
+
+
+def prepare_inputs(wc):
+    """The dataset's files by reader role: fetched pinned files, or the user's file."""
+    files = source_files(wc.dataset, prepare_options(wc))
+    if wc.dataset in CUSTOM_DATASETS:
+        return files
+    return {role: [raw(p) for p in paths] for role, paths in files.items()}

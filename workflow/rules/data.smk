@@ -1,26 +1,7 @@
 # Stage 1: fetch pinned upstream files (or copy them from a mirror) and prepare
 # one tidy Parquet table per dataset.
 
-from sumjudge.data.prepare import pinned_paths, source_files
-
 DATA_OUTPUTS = [dataset_table(d) for d in ALL_DATASETS]
-
-
-def prepare_options(wc):
-    """What the dataset's reader is told: the built-ins' config sections, or the
-    user's `custom_datasets` entry."""
-    if wc.dataset in CUSTOM_DATASETS:
-        return {"subset": config["subset"],
-                "custom_datasets": {wc.dataset: config["custom_datasets"][wc.dataset]}}
-    return {k: config[k] for k in ("tldr", "realsumm", "subset")}
-
-
-def prepare_inputs(wc):
-    """The dataset's files by reader role: fetched pinned files, or the user's file."""
-    files = source_files(wc.dataset, prepare_options(wc))
-    if wc.dataset in CUSTOM_DATASETS:
-        return files
-    return {role: [raw(p) for p in paths] for role, paths in files.items()}
 
 
 rule fetch:
