@@ -151,3 +151,33 @@ def test_custom_spec_and_its_errors():
         custom_spec("tldr", {"path": "x.csv", "protocol": "pairwise"})
     assert datasets.alternation([]) == "(?!)" and datasets.folders() == [
         "summeval", "newsroom", "tldr", "realsumm", "qags"]
+
+
+def test_metric_units_read_the_registry():
+    """Sides and claims come from the protocol's columns, for a user's dataset too."""
+    from sumjudge.metrics.units import answer_questions, assemble, claims_for, sides_for
+
+    pw = custom_spec("pw", {"path": "p.csv", "protocol": "pairwise"}, columns=["reference"])
+    df = pd.DataFrame({"unit_id": ["a"], "article": ["A post."], "summary_0": ["x"], "summary_1": ["y"],
+                       "reference": ["r"]})
+    sides = sides_for(df, pw)
+    assert [(s.suffix, s.hypotheses, s.references, s.sources) for s in sides] == [
+        ("_0", ["x"], [["r"]], ["A post."]), ("_1", ["y"], [["r"]], ["A post."])]
+    out = assemble(df, pw, {"m_0": [0.2], "m_1": [0.5]})
+    assert list(out["m_choice"]) == [1]
+    se = pd.DataFrame({"unit_id": ["d/M1"], "summary": ["s"], "article": ["a"],
+                       "references": [["r1", "r2"]]})
+    assert sides_for(se, "summeval")[0].references == [["r1", "r2"]]
+    with pytest.raises(ValueError, match="reference-based metrics are defined for summeval, newsroom, tldr, "
+                                         "not 'realsumm'"):
+        sides_for(se, "realsumm")
+    py = custom_spec("py", {"path": "p.csv", "protocol": "pyramid"})
+    scu = pd.DataFrame({"unit_id": ["d/A"], "summary": ["The cat sat. It was red."], "scus": [["cat sat", "red"]]})
+    claims = claims_for(scu, py)
+    assert claims.claims == ["cat sat", "cat sat", "red", "red"] and list(claims.part) == [0, 1, 0, 1]
+    ans = answer_questions(scu, py, claims, [0.9, 0.1, 0.2, 0.3])
+    assert ans.loc[0, "scu_pred"] == [True, False]
+    bi = custom_spec("bi", {"path": "b.csv", "protocol": "binary"})
+    sent = pd.DataFrame({"unit_id": ["d/A/0"], "article": ["Art."], "sentence": ["One."]})
+    ans = answer_questions(sent, bi, claims_for(sent, bi), [0.7])
+    assert list(ans["pred"]) == [1]
