@@ -64,9 +64,9 @@ def summeval_units(docs: int, systems: int, data: Path, mirror: Path) -> pd.Data
     if data.exists():
         df = pd.read_parquet(data)
     else:
-        from sumjudge.data.prepare import prepare_dataset, source_files
+        from sumjudge.data.prepare import locate, prepare_dataset, source_files
         opts = {"subset": {}}
-        df = prepare_dataset("summeval", {p: str(mirror / p) for p in source_files("summeval", opts)}, opts)
+        df = prepare_dataset("summeval", locate(source_files("summeval", opts), mirror), opts)
     keep = sorted(df["doc_id"].unique())[:docs]
     df = df[df["doc_id"].isin(keep)]
     return df.groupby("doc_id", sort=True).head(systems).reset_index(drop=True)

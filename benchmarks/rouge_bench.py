@@ -11,7 +11,7 @@ import os
 import time
 from pathlib import Path
 
-from sumjudge.data.prepare import prepare_dataset, source_files
+from sumjudge.data.prepare import locate, prepare_dataset, source_files
 from sumjudge.metrics.rouge import score_dataset
 
 
@@ -22,7 +22,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--implementation", default="rouge-score", choices=["rouge-score", "rouge-perl"])
     args = ap.parse_args()
-    df = prepare_dataset("summeval", {p: os.path.join(args.mirror, p) for p in source_files("summeval")})
+    df = prepare_dataset("summeval", locate(source_files("summeval"), args.mirror))
     print(f"SummEval: {len(df)} summaries x {len(df['references'].iloc[0])} references, "
           f"{args.implementation}, {os.cpu_count()} CPUs")
     base = None

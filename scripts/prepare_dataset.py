@@ -11,7 +11,7 @@ from sumjudge.io import write_parquet  # noqa: E402
 
 log = _log.setup(snakemake)
 name = snakemake.wildcards.dataset
-inputs = dict(zip(snakemake.params.sources, map(str, snakemake.input)))
+inputs = dict(snakemake.input.items())  # {reader role: file(s)}
 try:
     df = prepare_dataset(name, inputs, snakemake.params.options)
 except DataError as err:

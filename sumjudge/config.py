@@ -40,9 +40,35 @@ def _describe(err: jsonschema.ValidationError) -> str:
     return f"config key '{key}': {err.message}"
 
 
+def load_schema(schema_path: str | Path) -> dict[str, Any]:
+    """The schema with the registry's names: each ``$defs`` entry that
+    :func:`sumjudge.datasets.schema_enums` names gets its ``enum`` from the registry,
+    and every ``{"$ref": "#/$defs/<name>"}`` is replaced by that entry (so the file
+    never lists the datasets, and messages name the allowed values)."""
+    from .datasets import schema_enums
+
+    schema = yaml.safe_load(Path(schema_path).read_text())
+    defs = schema.get("$defs", {})
+    for name, values in schema_enums().items():
+        if name in defs:
+            defs[name] = {**defs[name], "enum": list(values)}
+
+    def inline(node):
+        if isinstance(node, dict):
+            ref = node.get("$ref", "")
+            if len(node) == 1 and ref.startswith("#/$defs/") and ref[8:] in defs:
+                return dict(defs[ref[8:]])
+            return {k: inline(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [inline(v) for v in node]
+        return node
+
+    return inline(schema)
+
+
 def validate(config: dict[str, Any], schema_path: str | Path) -> None:
     """Raise :class:`ConfigError` with one line per problem (most relevant first)."""
-    schema = yaml.safe_load(Path(schema_path).read_text())
+    schema = load_schema(schema_path)
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(config), key=jsonschema.exceptions.relevance)
     if errors:

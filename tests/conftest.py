@@ -30,7 +30,7 @@ DEFAULT_OPTIONS = {
 @pytest.fixture(scope="session")
 def prepared(mirror):
     """Prepare every dataset from the mirror once per session (about a second)."""
-    from sumjudge.data.prepare import DATASETS, prepare_dataset, source_files
+    from sumjudge.data.prepare import DATASETS, locate, prepare_dataset, source_files
 
     cache = {}
 
@@ -38,7 +38,7 @@ def prepared(mirror):
         opts = options or DEFAULT_OPTIONS
         key = (name, repr(opts))
         if key not in cache:
-            inputs = {p: str(mirror / p) for p in source_files(name, opts)}
+            inputs = locate(source_files(name, opts), mirror)
             cache[key] = prepare_dataset(name, inputs, opts)
         return cache[key]
 

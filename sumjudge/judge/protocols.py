@@ -1,11 +1,9 @@
 """Which protocol judges which dataset, with which prompt files and label columns.
 
-The paper uses four human evaluation protocols (Section 3):
-
-- ``likert``   SummEval and Newsroom: four 1-5 scores in one reply
-- ``pairwise`` TLDR: "Summary 0" or "Summary 1"
-- ``pyramid``  REALSumm: Yes/No for every semantic content unit (SCU) of the reference
-- ``binary``   QAGS: Yes/No, is the summary sentence supported by the article
+The facts live in :mod:`sumjudge.datasets` (one spec per dataset) and
+:mod:`sumjudge.protocols` (one object per protocol: ``likert``, ``pairwise``,
+``pyramid``, ``binary``); the names below are the views of them that the judge
+stage used before the registry, kept until its callers ask the registry directly.
 
 A *variant* is a different prompt for the same protocol. ``base`` is the paper's
 plain prompt (Figures 1-4); SummEval also has the Section 4.3 variants ``def``
@@ -14,22 +12,18 @@ and ``sys_prompt`` (+a system message).
 """
 from __future__ import annotations
 
-DATASET_PROTOCOL: dict[str, str] = {
-    "summeval": "likert",
-    "newsroom": "likert",
-    "tldr": "pairwise",
-    "realsumm": "pyramid",
-    "qags_cnn": "binary",
-    "qags_xsum": "binary",
-}
+from ..datasets import BUILTIN
+from ..datasets import get as _spec
 
+DATASET_PROTOCOL: dict[str, str] = {n: s.protocol for n, s in BUILTIN.items()}
 DATASETS = tuple(DATASET_PROTOCOL)
-
-# Label columns of the Likert datasets: named exactly as the dataset's human columns.
-LIKERT_DIMENSIONS: dict[str, tuple[str, ...]] = {
-    "summeval": ("consistency", "relevance", "fluency", "coherence"),
-    "newsroom": ("coherence", "fluency", "informativeness", "relevance"),
-}
+LIKERT_DIMENSIONS: dict[str, tuple[str, ...]] = {n: s.dimensions for n, s in BUILTIN.items() if s.dimensions}
+VARIANTS: dict[str, tuple[str, ...]] = {n: s.variants for n, s in BUILTIN.items()}
+ALL_VARIANTS = tuple(dict.fromkeys(v for s in BUILTIN.values() for v in s.variants))
+PROMPT_FILES: dict[tuple[str, str], str] = {(n, v): f for n, s in BUILTIN.items() for v, f in s.prompts}
+# Units that share this column share the article (or post): they are sent one after
+# the other so a local server can reuse the article's cached prefix.
+GROUP_COLUMN: dict[str, str] = {n: s.doc_column for n, s in BUILTIN.items()}
 
 # Words a reply may use for a dimension. The paper's Figure 1 prompt calls SummEval's
 # consistency "faithfulness"; the +def variants call it "consistency".
@@ -41,59 +35,15 @@ DIMENSION_ALIASES: dict[str, tuple[str, ...]] = {
     "informativeness": ("informativeness",),
 }
 
-VARIANTS: dict[str, tuple[str, ...]] = {
-    "summeval": ("base", "def", "def_ins", "sys_prompt"),
-    "newsroom": ("base",),
-    "tldr": ("base",),
-    "realsumm": ("base",),
-    "qags_cnn": ("base",),
-    "qags_xsum": ("base",),
-}
-ALL_VARIANTS = ("base", "def", "def_ins", "sys_prompt")
-
-# One template file per protocol and variant (relative to the project root).
-PROMPT_FILES: dict[tuple[str, str], str] = {
-    ("summeval", "base"): "prompts/likert_summeval.txt",
-    ("summeval", "def"): "prompts/likert_summeval_def.txt",
-    ("summeval", "def_ins"): "prompts/likert_summeval_def_ins.txt",
-    ("summeval", "sys_prompt"): "prompts/likert_summeval_sys_prompt.txt",
-    ("newsroom", "base"): "prompts/likert_newsroom.txt",
-    ("tldr", "base"): "prompts/pairwise_tldr.txt",
-    ("realsumm", "base"): "prompts/pyramid_realsumm.txt",
-    ("qags_cnn", "base"): "prompts/binary_qags.txt",
-    ("qags_xsum", "base"): "prompts/binary_qags.txt",
-}
-
-# Units that share this column share the article (or post): they are sent one after
-# the other so a local server can reuse the article's cached prefix.
-GROUP_COLUMN: dict[str, str] = {
-    "summeval": "doc_id",
-    "newsroom": "doc_id",
-    "tldr": "post_id",
-    "realsumm": "doc_id",
-    "qags_cnn": "doc_id",
-    "qags_xsum": "doc_id",
-}
-
 
 def protocol(dataset: str) -> str:
-    try:
-        return DATASET_PROTOCOL[dataset]
-    except KeyError:
-        raise ValueError(f"unknown dataset {dataset!r}; known: {', '.join(DATASETS)}") from None
+    return _spec(dataset).protocol
 
 
 def prompt_file(dataset: str, variant: str) -> str:
-    try:
-        return PROMPT_FILES[(dataset, variant)]
-    except KeyError:
-        raise ValueError(f"dataset {dataset!r} has no prompt variant {variant!r}; "
-                         f"it has: {', '.join(VARIANTS.get(dataset, ()))}") from None
+    return _spec(dataset).prompt_file(variant)
 
 
 def label_columns(dataset: str) -> tuple[str, ...]:
     """The parsed-label columns of a judge table for this dataset."""
-    p = protocol(dataset)
-    if p == "likert":
-        return LIKERT_DIMENSIONS[dataset]
-    return {"pairwise": ("choice",), "pyramid": ("scu_labels",), "binary": ("label",)}[p]
+    return _spec(dataset).label_columns

@@ -23,7 +23,10 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from .. import datasets
+from ..datasets import DatasetSpec
 from .loading import split_sentences
+from .units import assemble, sides_for
 
 SCORES = ("rouge1", "rouge2", "rougeL")
 IMPLEMENTATIONS = ("rouge-score", "rouge-perl")
@@ -107,16 +110,14 @@ def rouge_perl_batch(hypotheses: Sequence[str], references: Sequence[Sequence[st
 
 # --- per-dataset scoring ---------------------------------------------------------
 
-def pairs_for(df: pd.DataFrame, dataset: str) -> list[tuple[str, str, list[str]]]:
-    """(column prefix suffix, hypothesis, references) jobs for a prepared dataset."""
-    if dataset == "summeval":
-        return [("", h, list(r)) for h, r in zip(df["summary"], df["references"])]
-    if dataset == "newsroom":
-        return [("", h, [r]) for h, r in zip(df["summary"], df["reference"])]
-    if dataset == "tldr":
-        return [(f"_{k}", h, [r]) for k in (0, 1) for h, r in zip(df[f"summary_{k}"], df["reference"])]
-    raise ValueError(f"ROUGE is not defined for dataset {dataset!r}: it needs references "
-                     "(summeval, newsroom, tldr)")
+def pairs_for(df: pd.DataFrame, dataset: "str | DatasetSpec") -> list[tuple[str, str, list[str]]]:
+    """(column suffix, hypothesis, references) jobs for a prepared dataset: one per
+    unit and summary column (:func:`sumjudge.metrics.units.sides_for`)."""
+    spec = datasets.get(dataset)
+    if "reference" not in spec.metric_families:
+        raise ValueError(f"ROUGE is not defined for dataset {spec.name!r}: it needs references "
+                         f"({', '.join(datasets.names(family='reference'))})")
+    return [(side.suffix, h, r) for side in sides_for(df, spec) for h, r in zip(side.hypotheses, side.references)]
 
 
 def _score_chunk(args) -> list[dict[str, float]]:
@@ -126,13 +127,14 @@ def _score_chunk(args) -> list[dict[str, float]]:
     return [rouge_score_pair(h, r, stemming) for h, r in zip(hyps, refs)]
 
 
-def score_dataset(df: pd.DataFrame, dataset: str, implementation: str = "rouge-score",
+def score_dataset(df: pd.DataFrame, dataset: "str | DatasetSpec", implementation: str = "rouge-score",
                   stemming: bool = True, workers: int = 1, progress: bool = True) -> pd.DataFrame:
     """Score every unit; returns ``unit_id`` plus one column per score (TLDR: ``_0``/``_1``
     per summary and ``{score}_choice``: the higher-scoring summary, -1 on a tie)."""
     if implementation not in IMPLEMENTATIONS:
         raise ValueError(f"unknown ROUGE implementation {implementation!r}; use one of {IMPLEMENTATIONS}")
-    jobs = pairs_for(df, dataset)
+    spec = datasets.get(dataset)
+    jobs = pairs_for(df, spec)
     n_chunks = max(1, min(len(jobs), workers * 8))
     bounds = np.linspace(0, len(jobs), n_chunks + 1).astype(int)
     chunks = [(implementation, stemming, [j[1] for j in jobs[a:b]], [j[2] for j in jobs[a:b]])
@@ -140,7 +142,7 @@ def score_dataset(df: pd.DataFrame, dataset: str, implementation: str = "rouge-s
     from tqdm import tqdm
 
     results: list[dict[str, float]] = []
-    bar = tqdm(total=len(jobs), desc=f"ROUGE {dataset}", unit="summary", disable=not progress)
+    bar = tqdm(total=len(jobs), desc=f"ROUGE {spec.name}", unit="summary", disable=not progress)
     if workers > 1:
         with ProcessPoolExecutor(max_workers=workers) as pool:
             for part in pool.map(_score_chunk, chunks):
@@ -153,13 +155,7 @@ def score_dataset(df: pd.DataFrame, dataset: str, implementation: str = "rouge-s
             bar.update(len(part))
     bar.close()
 
-    out = pd.DataFrame({"unit_id": df["unit_id"].to_numpy()})
     n = len(df)
-    for offset, (suffix, _, _) in zip(range(0, len(jobs), n), jobs[::n]):
-        for name in SCORES:
-            out[f"{name}{suffix}"] = [r[name] for r in results[offset:offset + n]]
-    if dataset == "tldr":
-        for name in SCORES:
-            diff = out[f"{name}_1"] - out[f"{name}_0"]
-            out[f"{name}_choice"] = np.where(diff > 0, 1, np.where(diff < 0, 0, -1))
-    return out
+    columns = {f"{name}{suffix}": [r[name] for r in results[offset:offset + n]]
+               for offset, (suffix, _, _) in zip(range(0, len(jobs), n), jobs[::n]) for name in SCORES}
+    return assemble(df, spec, columns)

@@ -18,10 +18,12 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
+from .. import datasets
+from ..datasets import DatasetSpec
 from .loading import split_sentences
 
-REFERENCE_DATASETS = ("summeval", "newsroom", "tldr")
-FACTUALITY_DATASETS = ("realsumm", "qags_cnn", "qags_xsum")
+REFERENCE_DATASETS = tuple(datasets.names(family="reference"))
+FACTUALITY_DATASETS = tuple(datasets.names(family="factuality"))
 
 
 @dataclass
@@ -34,17 +36,26 @@ class Side:
     sources: list[str]
 
 
-def sides_for(df: pd.DataFrame, dataset: str) -> list[Side]:
-    if dataset == "summeval":
-        return [Side("", list(df["summary"]), [list(r) for r in df["references"]], list(df["article"]))]
-    if dataset == "newsroom":
-        return [Side("", list(df["summary"]), [[r] for r in df["reference"]], list(df["article"]))]
-    if dataset == "tldr":
-        # the Reddit post is the "article" of the pairwise protocol
-        return [Side(f"_{k}", list(df[f"summary_{k}"]), [[r] for r in df["reference"]], list(df["post"]))
-                for k in (0, 1)]
-    raise ValueError(f"reference-based metrics are defined for {', '.join(REFERENCE_DATASETS)}, "
-                     f"not {dataset!r}")
+def _family(dataset: "str | DatasetSpec", family: str) -> DatasetSpec:
+    spec = datasets.get(dataset)
+    if family not in spec.metric_families:
+        known = REFERENCE_DATASETS if family == "reference" else FACTUALITY_DATASETS
+        raise ValueError(f"{family == 'reference' and 'reference-based' or family} metrics are defined for "
+                         f"{', '.join(known)}, not {spec.name!r}")
+    return spec
+
+
+def sides_for(df: pd.DataFrame, dataset: "str | DatasetSpec") -> list[Side]:
+    """One side per summary column of the dataset's protocol (TLDR: the post is the
+    "article"); a reference cell that is a list (SummEval) holds several references."""
+    spec = _family(dataset, "reference")
+    if spec.reference_column not in df:
+        raise ValueError(f"dataset {spec.name!r} has no column {spec.reference_column!r}: "
+                         "reference-based metrics need a reference summary per unit")
+    refs = [[r] if isinstance(r, str) else list(r) for r in df[spec.reference_column]]
+    # ROUGE needs no article; a metric that does fails on the None
+    sources = list(df[spec.article_column]) if spec.article_column in df else [None] * len(df)
+    return [Side(col[len("summary"):], list(df[col]), refs, sources) for col in spec.summary_columns]
 
 
 def mean_over_references(side: Side, pair_score: Callable[[list[str], list[str]], Sequence[float]],
@@ -73,12 +84,13 @@ def pairwise_choice(score_0: np.ndarray, score_1: np.ndarray) -> np.ndarray:
     return out.astype(int)
 
 
-def assemble(df: pd.DataFrame, dataset: str, columns: dict[str, np.ndarray]) -> pd.DataFrame:
-    """``unit_id`` + the score columns; TLDR also gets ``{score}_choice`` per score."""
+def assemble(df: pd.DataFrame, dataset: "str | DatasetSpec", columns: dict[str, np.ndarray]) -> pd.DataFrame:
+    """``unit_id`` + the score columns; a pairwise dataset (TLDR) also gets
+    ``{score}_choice`` per score."""
     out = pd.DataFrame({"unit_id": df["unit_id"].to_numpy()})
     for name, values in columns.items():
         out[name] = np.asarray(values, dtype=float)
-    if dataset == "tldr":
+    if len(datasets.get(dataset).summary_columns) == 2:
         bases = sorted({c[:-2] for c in columns if c.endswith(("_0", "_1"))})
         for base in bases:
             out[f"{base}_choice"] = pairwise_choice(out[f"{base}_0"], out[f"{base}_1"])
@@ -102,7 +114,7 @@ class Claims:
     part: np.ndarray      # which premise sentence (REALSumm "sentence" mode), else 0
 
 
-def claims_for(df: pd.DataFrame, dataset: str, realsumm_premise: str = "sentence") -> Claims:
+def claims_for(df: pd.DataFrame, dataset: "str | DatasetSpec", realsumm_premise: str = "sentence") -> Claims:
     """REALSumm: is SCU *j* present in the summary? Each SCU is a claim; its premise is
     either each Punkt sentence of the summary (``sentence``: present if some sentence
     supports it) or the whole summary (``summary``).
@@ -111,8 +123,9 @@ def claims_for(df: pd.DataFrame, dataset: str, realsumm_premise: str = "sentence
     article; the sentence is split with Punkt (nearly always one piece) and every
     piece must be supported.
     """
+    spec = _family(dataset, "factuality")
     premises, claims, unit, item, part = [], [], [], [], []
-    if dataset == "realsumm":
+    if spec.protocol == "pyramid":
         if realsumm_premise not in ("sentence", "summary"):
             raise ValueError(f"realsumm_premise must be 'sentence' or 'summary', not {realsumm_premise!r}")
         for i, (summary, scus) in enumerate(zip(df["summary"], df["scus"])):
@@ -125,7 +138,7 @@ def claims_for(df: pd.DataFrame, dataset: str, realsumm_premise: str = "sentence
                     unit.append(i)
                     item.append(j)
                     part.append(k)
-    elif dataset in ("qags_cnn", "qags_xsum"):
+    elif spec.protocol == "binary":
         for i, (article, sentence) in enumerate(zip(df["article"], df["sentence"])):
             for j, piece in enumerate(split_sentences(sentence) or [sentence]):
                 premises.append(article)
@@ -134,12 +147,11 @@ def claims_for(df: pd.DataFrame, dataset: str, realsumm_premise: str = "sentence
                 item.append(j)
                 part.append(0)
     else:
-        raise ValueError(f"factuality metrics are defined for {', '.join(FACTUALITY_DATASETS)}, "
-                         f"not {dataset!r}")
+        raise ValueError(f"factuality metrics have no question for the {spec.protocol} protocol")
     return Claims(premises, claims, np.asarray(unit, int), np.asarray(item, int), np.asarray(part, int))
 
 
-def answer_questions(df: pd.DataFrame, dataset: str, claims: Claims, prob_supported: np.ndarray,
+def answer_questions(df: pd.DataFrame, dataset: "str | DatasetSpec", claims: Claims, prob_supported: np.ndarray,
                      threshold: float = 0.5) -> pd.DataFrame:
     """Roll pair probabilities up into the dataset's question.
 
@@ -150,7 +162,7 @@ def answer_questions(df: pd.DataFrame, dataset: str, claims: Claims, prob_suppor
     """
     prob = np.asarray(prob_supported, dtype=float)
     out = pd.DataFrame({"unit_id": df["unit_id"].to_numpy()})
-    if dataset == "realsumm":
+    if datasets.get(dataset).protocol == "pyramid":
         n_scus = [len(s) for s in df["scus"]]
         per_scu = [np.full(n, -np.inf) for n in n_scus]
         for u, j, p in zip(claims.unit, claims.item, prob):

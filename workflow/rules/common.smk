@@ -12,19 +12,26 @@ try:
 except ConfigError as err:
     raise WorkflowError(str(err)) from None
 
-from sumjudge.data.sources import DATASET_FILES
+from sumjudge import datasets as _ds
+from sumjudge.data.custom import file_columns
+from sumjudge.data.prepare import pinned_paths, source_files
 
 RESULTS = "results"
-DATASETS = config["datasets"]
-# one upstream dataset folder can feed several prepared tables
-SOURCE_DATASET = {
-    "summeval": "summeval",
-    "newsroom": "newsroom",
-    "tldr": "tldr",
-    "realsumm": "realsumm",
-    "qags_cnn": "qags",
-    "qags_xsum": "qags",
-}
+# Every fact about a dataset is in the registry (sumjudge/datasets.py); a user's own
+# datasets come from config `custom_datasets` (docs/extending.md). Wildcard
+# constraints below are derived from it.
+try:
+    DATASET_SPECS = _ds.registry(config, columns=file_columns)
+except _ds.DatasetConfigError as err:
+    raise WorkflowError(str(err)) from None
+DATASETS = config["datasets"]  # the built-in datasets to prepare
+CUSTOM_DATASETS = _ds.names(DATASET_SPECS, custom=True)  # always prepared
+ALL_DATASETS = DATASETS + CUSTOM_DATASETS
+
+
+def dataset_constraint(family=None):
+    """Wildcard constraint: the registry's datasets (of one metric family)."""
+    return _ds.alternation(_ds.names(DATASET_SPECS, family=family))
 
 
 def raw(local_path):
@@ -34,3 +41,23 @@ def raw(local_path):
 
 def dataset_table(name):
     return f"{RESULTS}/data/{name}.parquet"
+
+
+def prepare_options(wc):
+    """What the dataset's reader is told: the built-ins' config sections, or the
+    user's `custom_datasets` entry."""
+    if wc.dataset in CUSTOM_DATASETS:
+        return {"subset": config["subset"],
+                "custom_datasets": {wc.dataset: config["custom_datasets"][wc.dataset]}}
+    # tldr.metric_ties only decides Table 3's scoring: leave it out, so changing it re-prepares nothing
+    options = {k: config[k] for k in ("tldr", "realsumm", "subset")}
+    options["tldr"] = {k: v for k, v in config["tldr"].items() if k != "metric_ties"}
+    return options
+
+
+def prepare_inputs(wc):
+    """The dataset's files by reader role: fetched pinned files, or the user's file."""
+    files = source_files(wc.dataset, prepare_options(wc))
+    if wc.dataset in CUSTOM_DATASETS:
+        return files
+    return {role: [raw(p) for p in paths] for role, paths in files.items()}

@@ -1,9 +1,7 @@
 # Stage 1: fetch pinned upstream files (or copy them from a mirror) and prepare
 # one tidy Parquet table per dataset.
 
-from sumjudge.data.prepare import source_files
-
-DATA_OUTPUTS = [dataset_table(d) for d in DATASETS]
+DATA_OUTPUTS = [dataset_table(d) for d in ALL_DATASETS]
 
 
 rule fetch:
@@ -15,7 +13,7 @@ rule fetch:
     params:
         mirror=config["mirror"],
     wildcard_constraints:
-        path=r"(summeval|newsroom|tldr|realsumm|qags)/.+",
+        path=rf"({_ds.alternation(_ds.folders(DATASET_SPECS))})/.+",
     conda:
         "../../envs/data.yaml"
     script:
@@ -25,18 +23,16 @@ rule fetch:
 rule prepare_dataset:
     """One row per unit the protocol judges, with its human labels."""
     input:
-        lambda wc: [raw(p) for p in source_files(wc.dataset, config)],
+        unpack(prepare_inputs),
     output:
         dataset_table("{dataset}"),
     log:
         "logs/prepare/{dataset}.log",
     params:
-        sources=lambda wc: source_files(wc.dataset, config),
-        # tldr.metric_ties only decides Table 3's scoring: leave it out, so changing it re-prepares nothing
-        options=lambda wc: {k: config[k] for k in ("tldr", "realsumm", "subset")}
-        | {"tldr": {k: v for k, v in config["tldr"].items() if k != "metric_ties"}},
+        sources=lambda wc: pinned_paths(source_files(wc.dataset, prepare_options(wc))),
+        options=prepare_options,
     wildcard_constraints:
-        dataset="|".join(SOURCE_DATASET),
+        dataset=dataset_constraint(),
     conda:
         "../../envs/data.yaml"
     script:

@@ -4,6 +4,9 @@
 METRIC_OUTPUTS = [
     f"{RESULTS}/metrics/rouge/{d}.parquet" for d in config["rouge"]["datasets"] if d in DATASETS
 ]
+# a user's dataset gets ROUGE when its file has a `reference` column
+METRIC_OUTPUTS += [f"{RESULTS}/metrics/rouge/{d}.parquet" for d in CUSTOM_DATASETS
+                   if "reference" in DATASET_SPECS[d].metric_families]
 
 
 rule rouge:
@@ -19,7 +22,7 @@ rule rouge:
         stemming=config["rouge"]["stemming"],
     threads: config["threads"]["rouge"]
     wildcard_constraints:
-        dataset="summeval|newsroom|tldr",
+        dataset=dataset_constraint("reference"),
     conda:
         "../../envs/rouge.yaml"
     script:
@@ -59,7 +62,7 @@ rule metric_bertscore:
     resources:
         gpu=METRIC_GPU,
     wildcard_constraints:
-        dataset="summeval|newsroom|tldr",
+        dataset=dataset_constraint("reference"),
     conda:
         "../../envs/metrics.yaml"
     script:
@@ -81,7 +84,7 @@ rule metric_moverscore:
     resources:
         gpu=METRIC_GPU,
     wildcard_constraints:
-        dataset="summeval|newsroom|tldr",
+        dataset=dataset_constraint("reference"),
     conda:
         "../../envs/metrics.yaml"
     script:
@@ -104,7 +107,7 @@ rule metric_bartscore_checkpoint:
         gpu=METRIC_GPU,
     wildcard_constraints:
         checkpoint="bart|bart_cnn",
-        dataset="summeval|newsroom|tldr",
+        dataset=dataset_constraint("reference"),
     conda:
         "../../envs/metrics.yaml"
     script:
@@ -123,7 +126,7 @@ rule metric_bartscore:
         "logs/metrics/bartscore/{dataset}.log",
     threads: 1
     wildcard_constraints:
-        dataset="summeval|newsroom|tldr",
+        dataset=dataset_constraint("reference"),
     conda:
         "../../envs/metrics.yaml"
     script:
@@ -145,7 +148,7 @@ rule metric_factcc:
     resources:
         gpu=METRIC_GPU,
     wildcard_constraints:
-        dataset="realsumm|qags_cnn|qags_xsum",
+        dataset=dataset_constraint("factuality"),
     conda:
         "../../envs/metrics.yaml"
     script:
@@ -167,7 +170,7 @@ rule metric_dae:
     resources:
         gpu=METRIC_GPU,
     wildcard_constraints:
-        dataset="realsumm|qags_cnn|qags_xsum",
+        dataset=dataset_constraint("factuality"),
     conda:
         "../../envs/metrics.yaml"
     script:
