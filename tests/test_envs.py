@@ -20,6 +20,8 @@ OURS = {"sumjudge", "_log", "_metric"}
 NEVER_CALLED = {
     ("rouge", "torch"): "sumjudge.metrics.loading.set_threads / model helpers: learned metrics only",
     ("rouge", "huggingface_hub"): "sumjudge.metrics.loading.resolve_model: learned metrics only",
+    ("tables", "llama_cpp"): "sumjudge.judge.embedded.llama_server: the manifest reads the embedded models' "
+                             "file facts only; the server is started by judge jobs (envs/judge.yaml)",
 }
 
 
