@@ -198,6 +198,7 @@ def test_damaged_entries_without_a_server_stop_naming_them(tmp_path):
     for p in bad:
         assert str(tmp_path / "_quarantine" / p.name) in str(err.value)
     assert "2 of 4 requests" in str(err.value)
+    assert "python -m sumjudge.judge.cache verify" in str(err.value)  # finds the other jobs' too
 
 
 def test_verify_and_the_table_stage_name_bad_entries(tmp_path):

@@ -134,8 +134,10 @@ def check_entry(key: str | None, entry: Any) -> str | None:
         return "no stored request"
     if request_key(entry["request"]) != entry.get("key"):
         return "its stored request does not hash to its key (edited?)"
-    if not isinstance(entry.get("reply"), str):
-        return "no reply text"
+    # null content is a reply too (a 200 without text: kept, so it is not paid twice;
+    # the table calls it invalid: no_content)
+    if "reply" not in entry or not (entry["reply"] is None or isinstance(entry["reply"], str)):
+        return "no reply field (text or null)"
     return None
 
 

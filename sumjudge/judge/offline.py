@@ -20,7 +20,8 @@ def _why_missing(n: int, total: int, quarantined: Sequence[Path]) -> str:
     text = f"{n} of {total} requests are not in the cache"
     if quarantined:
         text += (f" ({len(quarantined)} of them had damaged entries, moved to "
-                 f"{', '.join(str(q) for q in quarantined)})")
+                 f"{', '.join(str(q) for q in quarantined)}; `python -m sumjudge.judge.cache verify` "
+                 f"lists every damaged entry, those of other jobs too)")
     return text
 
 
