@@ -48,7 +48,7 @@ def slice_config(mirror: Path) -> dict:
 
 def data_uris(html: str) -> dict[str, bytes]:
     """filename -> decoded content of every file the report embeds."""
-    found = re.findall(r"data:[^;\"]+;charset=[^;\"]+;filename=([^;\"]+);base64,([A-Za-z0-9+/=]+)", html)
+    found = re.findall(r"data:[^;\"]+;charset=[^;\"]+;filename=([^;\"]+);base64,([A-Za-z0-9+/=]*)", html)
     return {name: base64.b64decode(payload) for name, payload in found}
 
 
@@ -110,6 +110,8 @@ def test_report_holds_tables_and_chart(run):
                  "replies.csv", "replies.html", "prompts.txt", "worktree.patch"):
         assert name in files, (name, sorted(files))
     assert b"likert_summeval.txt" in files["prompts.txt"]
+    # the patch of uncommitted changes: empty (an empty data URI) for a clean tree
+    assert files["worktree.patch"] == (workdir / "results/provenance/worktree.patch").read_bytes()
     assert files["judge_vs_best.svg"].lstrip().startswith(b"<?xml") and b"<svg" in files["judge_vs_best.svg"]
     assert b"ROUGE-1" in files["table1.csv"]
     overview = files["overview.html"].decode()

@@ -474,3 +474,27 @@ def test_files_honour_the_umask(tmp_path):
     assert modes["a.txt"] == modes["b.json"] == modes["c.parquet"] == 0o644, modes
     assert [m for n, m in modes.items() if n.endswith(".json") and n != "b.json"] == [0o644], modes
     assert modes["d.txt"] == 0o664
+
+
+def test_manifest_marks_pinned_sources_the_config_does_not_read(tmp_path):
+    """tldr reads batch18 only (config tldr.batches): batch13, pinned but never fetched,
+    is listed as unused rather than as a file with no sha256."""
+    from sumjudge.io import write_parquet
+    from sumjudge.tables.manifest import data_sources, used_sources
+
+    used = "tldr/redwoodresearch+mlab/comparisons/batch18.json"
+    raw = tmp_path / "raw" / used
+    raw.parent.mkdir(parents=True)
+    raw.write_bytes(b"[]")
+    table = tmp_path / "tldr.parquet"
+    write_parquet(pd.DataFrame({"unit_id": ["a"]}), table, {"dataset": "tldr", "sources": [used]})
+    assert used_sources([str(table)]) == {used}
+    src = {Path(s["raw_file"]).name: s for s in data_sources({"datasets": ["tldr"]}, tmp_path / "raw", {used})}
+    assert set(src) == {"batch13.json", "batch18.json"}
+    assert src["batch18.json"]["used"] is True and len(src["batch18.json"]["sha256"]) == 64
+    assert src["batch13.json"]["used"] is False and src["batch13.json"]["sha256"] is None
+    assert "not fetched" in src["batch13.json"]["note"]
+    # a table without `sources` metadata: nothing is marked
+    write_parquet(pd.DataFrame({"unit_id": ["a"]}), tmp_path / "old.parquet", {"dataset": "tldr"})
+    assert used_sources([str(table), str(tmp_path / "old.parquet")]) is None
+    assert all("used" not in s for s in data_sources({"datasets": ["tldr"]}, tmp_path / "raw", None))

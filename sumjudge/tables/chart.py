@@ -184,11 +184,13 @@ def plot(df: pd.DataFrame, path: str, fmt: str | None = None) -> None:
                 elif bool(r["significant"]):
                     note = "*"
                 if note:
-                    x = 0 if pd.isna(r["margin"]) else r["margin"]
+                    # right of the bar and its interval (never over the bar): from 0 for a negative margin
+                    ends = [v for v in (r["margin"], r["margin_high"]) if not pd.isna(v)]
+                    x = max([0.0, *map(float, ends)])
                     ax.text(x, y[i] + 0.18, " " + note, va="center", fontsize=6.5, color="#444")
             ax.set_yticks(y)
             ax.set_yticklabels(labels, fontsize=7)
-            ax.set_xlabel(f"judge - strongest other row ({unit})", fontsize=8)
+            ax.set_xlabel(f"judge - strongest other row\n({unit})", fontsize=8)  # two lines: never clipped
             ax.tick_params(axis="x", labelsize=7)
             vals = pd.concat([m, part["margin_low"].astype(float), part["margin_high"].astype(float),
                               part["paper_margin"].astype(float)]).dropna()

@@ -194,8 +194,11 @@ def embedded_models(judges_config: dict | None, model_dir: str | Path | None = N
     return out
 
 
-def data_sources(config: dict[str, Any], raw_dir: str | Path = "results/raw") -> list[dict[str, Any]]:
-    """Every upstream file of the configured datasets: where it came from and its sha256."""
+def data_sources(config: dict[str, Any], raw_dir: str | Path = "results/raw",
+                 used: set[str] | None = None) -> list[dict[str, Any]]:
+    """Every upstream file of the configured datasets: where it came from and its sha256.
+    ``used``: the local paths the dataset tables were read from (their ``sources``
+    metadata); a pinned file outside it gets ``used: false`` (this config does not read it)."""
     from ..data.sources import SOURCES
 
     datasets = set(config.get("datasets") or [])
@@ -209,7 +212,24 @@ def data_sources(config: dict[str, Any], raw_dir: str | Path = "results/raw") ->
                     "path": src.path, "mirror_path": str(Path(mirror) / src.local_path) if mirror else None,
                     "fetched_from": "mirror" if mirror else "url", "pinned_sha256": src.sha256,
                     "raw_file": str(raw), "sha256": sha256_file(raw) if raw.is_file() else None})
+        if used is not None:
+            out[-1]["used"] = src.local_path in used
+            if not out[-1]["used"]:
+                out[-1]["note"] = "not read by this config's dataset tables" + (
+                    "" if raw.is_file() else " (not fetched)")
     return out
+
+
+def used_sources(dataset_files: list[str]) -> set[str] | None:
+    """The local paths of the upstream files behind the dataset tables (their ``sources``
+    metadata); None when a table does not record them."""
+    used: set[str] = set()
+    for p in dataset_files:
+        sources = (read_meta(p) or {}).get("sources")
+        if sources is None:
+            return None
+        used.update(str(s) for s in sources)
+    return used
 
 
 def worktree_patch(repo: str | Path, out_dir: str | Path | None) -> dict[str, Any]:
@@ -292,7 +312,7 @@ def build_manifest(config: dict[str, Any], repo: str | Path, prompts: list[str],
         "libraries": library_versions(),
         "worktree": worktree_patch(repo, results_dir),
         "embedded_models": embedded_models({k: v for k, v in judges_dict.items() if k}),
-        "data_sources": data_sources(config, raw),
+        "data_sources": data_sources(config, raw, used_sources(dataset_files)),
         "prompt_hash_definition": PROMPT_HASH_DEFINITION,
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "code_version": code_version(repo),

@@ -25,6 +25,7 @@ th{background:#f3f3f3} td.l,th.l{text-align:left} .ci,.pub{color:#666;font-size:
 td.reply{text-align:left;white-space:pre-wrap;max-width:700px}
 .caveats{background:#fff8e1;border-left:4px solid #f0a000;padding:.4em 1em;margin:.4em 0 .8em;font-size:13px}
 .near{color:#8a5a00;font-size:10px} svg{max-width:100%;height:auto} nav.toc{columns:2;font-size:13px}
+div.wide{overflow-x:auto;max-width:100%} td.row{min-width:11em;max-width:16em}
 """
 
 NOTES = {
@@ -113,16 +114,19 @@ def numeric_table(df: pd.DataFrame, digits: int, lower_better: bool = False, bol
     rows = list(dict.fromkeys(df["row"]))
     cell = df.drop_duplicates(["row", "_col"]).set_index(["row", "_col"])
     best = {c: (_unique_best(df[df["_col"] == c], digits, lower_better) if bold else None) for c in cols}
-    out = ['<table><tr><th class="l">Row</th>' + "".join(f"<th>{c}</th>" for c in cols) + "</tr>"]
+    out = ['<div class="wide"><table><tr><th class="l">Row</th>' + "".join(f"<th>{c}</th>" for c in cols)
+           + "</tr>"]
     for r in rows:
         first = cell.loc[r].iloc[0] if r in cell.index.get_level_values(0) else pd.Series(dtype=object)
         kind = first.get("kind", "")
         note = first.get("model_note")
+        if isinstance(note, str) and note.startswith(f"{kind} "):
+            kind = ""  # "judge qwen-1.5b (...)": the note already says it
         note = f'<br><span class="ci">{_e(note)}</span>' if isinstance(note, str) else ""
         tds = "".join(f"<td>{_cell(cell.loc[(r, c)], digits, best[c] == r)}</td>" if (r, c) in cell.index
                       else "<td>–</td>" for c in cols)
-        out.append(f'<tr><td class="l">{_e(r)} <span class="ci">{_e(kind)}</span>{note}</td>{tds}</tr>')
-    out.append("</table>")
+        out.append(f'<tr><td class="l row">{_e(r)} <span class="ci">{_e(kind)}</span>{note}</td>{tds}</tr>')
+    out.append("</table></div>")
     return "\n".join(out)
 
 
@@ -141,7 +145,8 @@ def examples_table(df: pd.DataFrame) -> str:
 def plain_table(df: pd.DataFrame) -> str:
     if df.empty:
         return "<p>None.</p>"
-    return df.to_html(index=False, na_rep="–", border=0, float_format=lambda v: f"{v:.4g}")
+    return '<div class="wide">' + df.to_html(index=False, na_rep="–", border=0,
+                                             float_format=lambda v: f"{v:.4g}") + "</div>"
 
 
 def caveat_box(lines: list[str], cls: str = "caveats") -> str:

@@ -29,7 +29,10 @@ TABLE_SETTINGS = TableSettings.from_config(config).as_dict()
 TABLE_CONTEXT = table_context(config)  # subset, judge descriptions, metrics run: the caveats beside the numbers
 # The manifest records how it was made; environment variables, not params, so a
 # different command line (-n, --report) does not make the manifest rule rerun.
-_os.environ.setdefault("SUMJUDGE_COMMAND", _shlex.join(_sys.argv))
+_argv = list(_sys.argv)
+if _argv and _argv[0].endswith(_os.path.join("snakemake", "__main__.py")):  # `python -m snakemake ...`
+    _argv[:1] = [_sys.executable, "-m", "snakemake"]
+_os.environ.setdefault("SUMJUDGE_COMMAND", _shlex.join(_argv))
 _os.environ.setdefault("SUMJUDGE_CONFIGFILES", _json.dumps([_os.path.abspath(f) for f in workflow.configfiles]))
 TABLES_DIR = f"{RESULTS}/tables"
 TABLE_CSVS = [f"{TABLES_DIR}/{t}.csv" for t in numbered_tables(DATASETS)]
