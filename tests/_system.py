@@ -4,6 +4,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import time
+from typing import Callable
 
 import pytest
 
@@ -11,9 +12,14 @@ import pytest
 def ensure(binary: str, packages: list[str], timeout: int = 1800) -> str:
     """Path of ``binary``; runs ``apt-get install -y <packages>`` first when it is missing
     (retrying while another apt holds the lock); fails the test with apt's output if it cannot."""
-    found = shutil.which(binary)
-    if found:
-        return found
+    ensure_ready(lambda: shutil.which(binary) is not None, packages, f"{binary} not found", timeout)
+    return shutil.which(binary)
+
+
+def ensure_ready(ready: Callable[[], bool], packages: list[str], what: str, timeout: int = 1800) -> None:
+    """Install ``packages`` when ``ready()`` is false; fail the test if it is still false."""
+    if ready():
+        return
     cmd = ["apt-get", "install", "-y", "--no-install-recommends", *packages]
     out = None
     for attempt in range(2):
@@ -26,7 +32,5 @@ def ensure(binary: str, packages: list[str], timeout: int = 1800) -> str:
             break
         if attempt == 0:  # the package lists may be missing
             subprocess.run(["apt-get", "update"], capture_output=True, text=True, timeout=600)
-    found = shutil.which(binary)
-    if not found:
-        pytest.fail(f"{binary} not found and `{' '.join(cmd)}` failed:\n{(out.stderr or '')[-2000:]}")
-    return found
+    if not ready():
+        pytest.fail(f"{what} and `{' '.join(cmd)}` failed:\n{(out.stderr or '')[-2000:]}")

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from _system import ensure_ready
 from sumjudge.metrics.rouge import rouge_score_pair, score_dataset
 
 
@@ -58,9 +59,9 @@ def _perl_ready() -> bool:
     return subprocess.run(["perl", "-MXML::Parser", "-e", "1"], capture_output=True).returncode == 0
 
 
-@pytest.mark.skipif(not _perl_ready(), reason="ROUGE-1.5.5 needs perl with XML::Parser "
-                    "(apt-get install libxml-parser-perl)")
 def test_perl_and_python_agree_on_summeval(prepared):
+    # ROUGE-1.5.5 needs perl with XML::Parser: installed here when missing, never skipped
+    ensure_ready(_perl_ready, ["perl", "libxml-parser-perl"], "perl with XML::Parser not found")
     df = prepared("summeval").head(32)
     py = score_dataset(df, "summeval", "rouge-score", workers=1, progress=False)
     pl = score_dataset(df, "summeval", "rouge-perl", workers=1, progress=False)
