@@ -112,7 +112,8 @@ class Likert(Protocol):
         return tuple(dimensions)
 
     def unit_fields(self, row, spec):
-        return {"Article": row[spec.article_column], "Summary": row["summary"]}
+        return {"Article": row[spec.article_column], "Summary": row["summary"],
+                "Dimensions": ", ".join(spec.dimensions)}
 
     def parse(self, reply, finish_reason, unit, dimensions=()):
         return resolve(self.parser)(reply, dimensions, finish_reason, summary=unit.get("summary"),
