@@ -197,13 +197,15 @@ def embedded_models(judges_config: dict | None, model_dir: str | Path | None = N
 def data_sources(config: dict[str, Any], raw_dir: str | Path = "results/raw") -> list[dict[str, Any]]:
     """Every upstream file of the configured datasets: where it came from and its sha256."""
     from ..data.sources import SOURCES
+    from ..datasets import BUILTIN
 
     datasets = set(config.get("datasets") or [])
+    folders = {BUILTIN[d].folder for d in datasets if d in BUILTIN}  # qags_cnn, qags_xsum: the "qags" files
     mirror = config.get("mirror")
     out = []
     for src in SOURCES:
-        if datasets and not any(d == src.dataset or d.startswith(src.dataset + "_") for d in datasets):
-            continue  # qags_cnn and qags_xsum come from the "qags" files
+        if datasets and src.dataset not in folders:
+            continue
         raw = Path(raw_dir) / src.local_path
         out.append({"dataset": src.dataset, "url": src.url, "repo": src.repo, "commit": src.commit,
                     "path": src.path, "mirror_path": str(Path(mirror) / src.local_path) if mirror else None,
