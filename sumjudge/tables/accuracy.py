@@ -106,7 +106,7 @@ def decisions(human: pd.DataFrame, dataset: str) -> pd.DataFrame:
     spec = _ds.get(dataset)
     gold = spec.gold_columns[0]
     human = human.assign(unit_id=human["unit_id"].astype(str))
-    if spec.protocol == "pyramid":  # one decision per SCU; clusters: summaries
+    if spec.proto.per_item:  # Pyramid: one decision per SCU; clusters: summaries
         n = human[gold].map(len)
         out = pd.DataFrame({
             "unit_id": np.repeat(human["unit_id"].to_numpy(), n),
@@ -128,7 +128,7 @@ def _as_float(v) -> float:
 def aligned_predictions(pred: pd.Series, dec: pd.DataFrame, dataset: str, source: str) -> np.ndarray:
     """A row's predictions in decision order (NaN where there is none)."""
     pred = pred.reindex(dec["unit_id"].drop_duplicates())
-    if _ds.get(dataset).protocol != "pyramid":
+    if not _ds.get(dataset).proto.per_item:
         return pd.to_numeric(pred, errors="coerce").reindex(dec["unit_id"]).to_numpy(dtype=float)
     n_scus = dec.groupby("unit_id", sort=False).size()
     out = []
