@@ -27,7 +27,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 from sumjudge.judge.estimate import estimate  # noqa: E402
-from sumjudge.judge.protocols import VARIANTS  # noqa: E402
+from sumjudge.judge.targets import variants as judged_variants  # noqa: E402
 from sumjudge.judge.spec import judge_spec  # noqa: E402
 
 
@@ -58,8 +58,7 @@ def main() -> None:
 
     config = yaml.safe_load((REPO / "config.yaml").read_text())
     tables = full_tables(config, args.mirror)
-    variants = {d: (list(config["judge"]["summeval_variants"]) if d == "summeval" else list(VARIANTS[d]))
-                for d in tables}
+    variants = {d: judged_variants(d, config["judge"]) for d in tables}
     base = {"model": args.model, "base_url": "http://example.invalid/v1", "max_tokens": args.max_tokens,
             "price_input_per_1k": args.price_input, "price_cached_input_per_1k": args.price_cached_input,
             "price_output_per_1k": args.price_output, "batch_price_factor": args.batch_factor}

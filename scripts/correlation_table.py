@@ -5,6 +5,7 @@ import sys
 sys.path[:0] = [snakemake.scriptdir, os.path.dirname(snakemake.scriptdir)]  # _log, sumjudge
 import _log  # noqa: E402
 
+from sumjudge import datasets  # noqa: E402
 from sumjudge.io import write_text  # noqa: E402
 from sumjudge.tables import build  # noqa: E402
 from sumjudge.tables.settings import TableSettings  # noqa: E402
@@ -12,7 +13,8 @@ from sumjudge.tables.settings import TableSettings  # noqa: E402
 log = _log.setup(snakemake)
 settings = TableSettings.from_dict(snakemake.params.settings)
 table = snakemake.wildcards.table
+specs = datasets.registry(snakemake.config)  # the built-in datasets and custom_datasets
 df = build.correlation_table(table, snakemake.input.data, list(snakemake.input.metrics),
-                             list(snakemake.input.judges), settings, snakemake.params.context)
+                             list(snakemake.input.judges), settings, snakemake.params.context, specs)
 build.write_csv(df, snakemake.output.csv)
-write_text(build.correlation_latex_for(table, df, settings, snakemake.params.context), snakemake.output.tex)
+write_text(build.correlation_latex_for(table, df, settings, snakemake.params.context, specs), snakemake.output.tex)

@@ -9,6 +9,7 @@ import _log  # noqa: E402
 
 import pandas as pd  # noqa: E402
 
+from sumjudge import datasets  # noqa: E402
 from sumjudge.io import write_json, write_parquet  # noqa: E402
 from sumjudge.judge.client import FatalJudgeError  # noqa: E402
 from sumjudge.judge.embedded import EmbeddedError  # noqa: E402
@@ -26,7 +27,8 @@ server_log = str(Path(snakemake.log[0]).with_suffix(".server.log"))
 try:
     template = load_template(snakemake.input.prompt)
     df = pd.read_parquet(snakemake.input.data)
-    table, usage = judge_dataset(df, wc.dataset, wc.variant, template, spec, cache_dir=p.cache_dir,
+    dataset = datasets.get(wc.dataset, snakemake.config)  # a user's dataset: its spec from custom_datasets
+    table, usage = judge_dataset(df, dataset, wc.variant, template, spec, cache_dir=p.cache_dir,
                                  model_dir=p.model_dir, order=p.order, server_log=server_log,
                                  progress=p.progress)
 except (FatalJudgeError, EmbeddedError, TemplateError) as err:

@@ -7,6 +7,7 @@ import _log  # noqa: E402
 
 import pandas as pd  # noqa: E402
 
+from sumjudge import datasets  # noqa: E402
 from sumjudge.io import write_text  # noqa: E402
 from sumjudge.tables.build import judge_behaviour, write_csv  # noqa: E402
 from sumjudge.tables.raw_replies import replies_html  # noqa: E402
@@ -16,7 +17,8 @@ from sumjudge.tables.behaviour import plot, summary  # noqa: E402
 log = _log.setup(snakemake)
 settings = TableSettings.from_dict(snakemake.params.settings)
 data = dict(zip(snakemake.params.datasets, snakemake.input.data))
-behaviour, replies = judge_behaviour(list(snakemake.input.judges), data, settings)
+behaviour, replies = judge_behaviour(list(snakemake.input.judges), data, settings,
+                                     datasets.registry(snakemake.config))
 out = snakemake.output
 write_csv(behaviour, out.csv)
 plot(behaviour, out.svg)

@@ -5,6 +5,7 @@ import sys
 sys.path[:0] = [snakemake.scriptdir, os.path.dirname(snakemake.scriptdir)]  # _log, sumjudge
 import _log  # noqa: E402
 
+from sumjudge import datasets  # noqa: E402
 from sumjudge.io import write_text  # noqa: E402
 from sumjudge.tables import build  # noqa: E402
 from sumjudge.tables.settings import TableSettings  # noqa: E402
@@ -12,7 +13,8 @@ from sumjudge.tables.settings import TableSettings  # noqa: E402
 log = _log.setup(snakemake)
 settings = TableSettings.from_dict(snakemake.params.settings)
 data = dict(zip(snakemake.params.datasets, snakemake.input.data))
-t7, t8, t9, usage = build.reply_tables(list(snakemake.input.judges), data, settings)
+t7, t8, t9, usage = build.reply_tables(list(snakemake.input.judges), data, settings,
+                                       datasets.registry(snakemake.config))
 out = snakemake.output
 ctx = snakemake.params.context
 build.write_csv(t7, out.t7)

@@ -29,6 +29,9 @@ from .protocols import PROTOCOLS
 METRIC_FAMILIES = ("reference", "factuality")  # reference: ROUGE, BERTScore, MoverScore, BARTScore
 CUSTOM_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 CUSTOM_FORMATS = (".csv", ".jsonl", ".parquet")
+# results/tables/<name>.* a user's dataset must not overwrite
+RESERVED_TABLES = re.compile(r"^(table\d+|usage|replies|judge_vs_best|judge_behaviour|overview|"
+                             r"published_vs_reproduced|cost_estimate)$")
 
 
 class DatasetConfigError(ValueError):
@@ -194,6 +197,9 @@ def custom_spec(name: str, entry: Mapping[str, Any], columns: Iterable[str] | No
     if name in BUILTIN:
         raise DatasetConfigError(f"config key '{key}': {name!r} is a built-in dataset; "
                                  "give your dataset another name")
+    if RESERVED_TABLES.match(name):
+        raise DatasetConfigError(f"config key '{key}': {name!r} is the name of one of the pipeline's own "
+                                 "tables (results/tables/); give your dataset another name")
     protocol = entry.get("protocol")
     if protocol not in PROTOCOLS:
         raise DatasetConfigError(f"config key '{key}.protocol': {protocol!r} is not allowed; "

@@ -78,6 +78,7 @@ class Protocol:
     accuracy_dimension: str | None = None  # the `dimension` cell of an accuracy table
     metric_family: str | None = None       # the metric family it can have: reference | factuality
     metric_prediction: str | None = None   # prediction column of a factuality metric table
+    per_item: bool = False                 # a unit holds a list of decisions (Pyramid: one per SCU)
 
     @property
     def column_names(self) -> tuple[str, ...]:
@@ -112,7 +113,8 @@ class Likert(Protocol):
         return tuple(dimensions)
 
     def unit_fields(self, row, spec):
-        return {"Article": row[spec.article_column], "Summary": row["summary"]}
+        return {"Article": row[spec.article_column], "Summary": row["summary"],
+                "Dimensions": ", ".join(spec.dimensions)}
 
     def parse(self, reply, finish_reason, unit, dimensions=()):
         return resolve(self.parser)(reply, dimensions, finish_reason, summary=unit.get("summary"),
@@ -206,7 +208,7 @@ PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (
         prompt_fields=frozenset({"Summary", "SCUs"}), judge_labels=("scu_labels",),
         default_prompt="prompts/pyramid_realsumm.txt", parser=_PARSE + "parse_pyramid",
         custom_gold=("labels",), custom_cluster="unit_id", accuracy_dimension="SCU_presence",
-        metric_family="factuality", metric_prediction="scu_pred"),
+        metric_family="factuality", metric_prediction="scu_pred", per_item=True),
     Binary(
         name="binary", table_kind="accuracy",
         columns=(Column("doc_id", "id"), Column("system", "id"), Column("article", "text"),

@@ -1,6 +1,8 @@
 """A user's own dataset (config `custom_datasets`): a small dataset of each
-protocol in each file format prepared through the workflow, and every input
-error stopping with one message that names the file, the row and the fix."""
+protocol in each file format judged by the fake OpenAI-compatible server and
+tabled through the workflow's `rule all` (Parquet, judge table, result table
+with intervals, the overview page; a second run has nothing to do), and every
+input error stopping with one message that names the file, the row and the fix."""
 import json
 import subprocess
 import sys
@@ -12,6 +14,7 @@ import yaml
 
 from sumjudge.data.custom import file_columns, prepare
 from sumjudge.data.readers import DataError
+from sumjudge.judge.testing import FakeOpenAIServer
 
 REPO = Path(__file__).resolve().parents[1]
 FORMATS = ("csv", "jsonl", "parquet")
@@ -24,12 +27,22 @@ RECORDS = {
          "reference": "The cat sat.", "quality": 2, "clarity": 5},
         {"doc_id": "d2", "system": "A", "article": "Rain fell all day.", "summary": "It rained.",
          "reference": "Rain all day.", "quality": 5, "clarity": 4},
+        # more summaries, so that every document has several systems (correlation at three levels)
+        *({"doc_id": d, "system": s, "article": a, "summary": f"{s} on {a}", "reference": a[:12],
+           "quality": q, "clarity": c}
+          for d, s, a, q, c in [("d1", "C", "The cat sat on the mat.", 1, 2), ("d2", "B", "Rain fell all day.", 3, 3),
+                                ("d2", "C", "Rain fell all day.", 1, 1), ("d3", "A", "Sun shone at noon.", 4, 4),
+                                ("d3", "B", "Sun shone at noon.", 2, 5), ("d3", "C", "Sun shone at noon.", 5, 2)]),
     ],
     "pairwise": [
         {"pair_id": "p1", "article": "A long post about dogs.", "summary_0": "Dogs.", "summary_1": "Post on dogs.",
          "label": 1, "doc_id": "post1", "reference": "About dogs."},
         {"pair_id": "p2", "article": "A long post about dogs.", "summary_0": "Cats.", "summary_1": "Dogs!",
          "label": 0, "doc_id": "post1", "reference": "About dogs."},
+        {"pair_id": "p3", "article": "A short post on tea.", "summary_0": "Tea.", "summary_1": "Coffee.",
+         "label": 0, "doc_id": "post2", "reference": "On tea."},
+        {"pair_id": "p4", "article": "A short post on tea.", "summary_0": "Milk.", "summary_1": "Green tea.",
+         "label": 1, "doc_id": "post2", "reference": "On tea."},
     ],
     "pyramid": [
         {"doc_id": 7, "system": "A", "summary": "The cat sat. It was red.", "scus": ["A cat sat", "The cat was red"],
@@ -62,9 +75,9 @@ def expected(protocol: str) -> pd.DataFrame:
     """The prepared table written out by hand from RECORDS."""
     recs = RECORDS[protocol]
     if protocol == "likert":
-        ids = ["d1/A", "d1/B", "d2/A"]
+        ids = [f"{r['doc_id']}/{r['system']}" for r in recs]
     elif protocol == "pairwise":
-        ids = ["p1", "p2"]
+        ids = [r["pair_id"] for r in recs]
     elif protocol == "pyramid":
         ids = ["7/A", "8/A"]
     else:
@@ -89,8 +102,13 @@ def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, capture_output=True, text=True, timeout=900, cwd=workdir)
 
 
+KEY = "sk-custom-test"
+
+
 @pytest.fixture(scope="module")
 def workflow_run(tmp_path_factory):
+    """`rule all` over 12 user datasets (4 protocols x 3 formats) and no built-in one,
+    judged by the fake server; then `snakemake -n`."""
     wd = tmp_path_factory.mktemp("custom-wf")
     custom = {}
     for protocol in RECORDS:
@@ -99,14 +117,23 @@ def workflow_run(tmp_path_factory):
             write(wd / f"data/{name}.{fmt}", RECORDS[protocol])
             custom[name] = {"path": f"data/{name}.{fmt}", "protocol": protocol, "prompt": None,
                             "dimensions": DIMENSIONS.get(protocol, [])}
-    cfg = {"custom_datasets": custom, "datasets": [], "judge": {"run": [], "datasets": []},
-           "metrics": {"run": []}, "rouge": {"datasets": []}}
-    (wd / "custom.yaml").write_text(yaml.safe_dump(cfg))
-    targets = [f"results/data/{n}.parquet" for n in custom] + \
-              [f"results/metrics/rouge/{p}_{f}.parquet" for p in ("likert", "pairwise") for f in FORMATS]
-    first = snakemake(wd, *targets)
-    second = snakemake(wd, "-n", *targets)
+    with FakeOpenAIServer(models=("fake-model",), api_key=KEY) as server:
+        cfg = {"custom_datasets": custom, "datasets": [], "metrics": {"run": []}, "rouge": {"datasets": []},
+               "judges": {"fake": {"model": "fake-model", "base_url": server.url, "api_key_env": "CUSTOM_TEST_KEY",
+                                   "max_concurrency": 4}},
+               "judge": {"run": ["fake"], "datasets": []},
+               "tables": {"bootstrap_resamples": 50, "permutation_resamples": 50}}
+        (wd / "custom.yaml").write_text(yaml.safe_dump(cfg))
+        env_cmd = {"env": {**__import__("os").environ, "CUSTOM_TEST_KEY": KEY}}
+        first = subprocess.run(snakemake_cmd(wd), capture_output=True, text=True, timeout=1200, cwd=wd, **env_cmd)
+        second = subprocess.run(snakemake_cmd(wd, "-n"), capture_output=True, text=True, timeout=600, cwd=wd,
+                                **env_cmd)
     return wd, custom, first, second
+
+
+def snakemake_cmd(workdir: Path, *args: str) -> list[str]:
+    return [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
+            "--configfile", str(REPO / "config.yaml"), str(workdir / "custom.yaml"), "--cores", "2", *args]
 
 
 def test_each_protocol_and_format_is_prepared_through_the_workflow(workflow_run):
@@ -125,6 +152,59 @@ def test_each_protocol_and_format_is_prepared_through_the_workflow(workflow_run)
     rouge = pd.read_parquet(wd / "results/metrics/rouge/pairwise_csv.parquet")
     assert set(rouge["rouge1_choice"]) <= {0, 1, -1}
     assert "Nothing to be done" in second.stdout + second.stderr
+
+
+def test_each_is_judged_and_tabled_with_intervals(workflow_run):
+    """results/judge/fake/<name>/base.parquet, results/tables/<name>.csv/.tex: judge and
+    ROUGE rows in the long form, Spearman at three levels (Likert) or accuracy, with
+    intervals; the values are those computed here by hand from the two Parquets."""
+    from scipy.stats import spearmanr
+
+    wd, custom, first, _ = workflow_run
+    assert first.returncode == 0, first.stderr[-4000:]
+    for name, entry in custom.items():
+        protocol = entry["protocol"]
+        data = pd.read_parquet(wd / f"results/data/{name}.parquet")
+        judged = pd.read_parquet(wd / f"results/judge/fake/{name}/base.parquet")
+        assert sorted(judged["unit_id"]) == sorted(data["unit_id"]), name
+        assert (judged["status"] == "ok").all(), (name, judged[["status", "invalid_reason", "reply"]])
+        table = pd.read_csv(wd / f"results/tables/{name}.csv")
+        assert {"table", "dataset", "dimension", "level", "row", "value", "ci_low", "ci_high", "p_value",
+                "kind", "caveat"} <= set(table.columns), name
+        assert set(table["dataset"]) == {name} and set(table["table"]) == {name}
+        judge = table[table["kind"] == "judge"]
+        assert set(judge["row"]) == {"fake"}, name
+        assert judge["ci_low"].notna().all() and (judge["ci_low"] <= judge["ci_high"]).all(), (name, judge)
+        merged = data.merge(judged, on="unit_id", suffixes=("_human", "_judge"))
+        if protocol == "likert":
+            assert set(zip(judge["dimension"], judge["level"])) == \
+                {(d, lv) for d in ("quality", "clarity") for lv in ("sample", "system", "dataset")}
+            for dim in ("quality", "clarity"):
+                want = spearmanr(merged[f"{dim}_judge"], merged[f"{dim}_human"]).statistic
+                got = judge.loc[(judge["dimension"] == dim) & (judge["level"] == "dataset"), "value"].item()
+                assert got == pytest.approx(want, abs=1e-5), (name, dim)  # the CSV holds 6 digits
+        else:
+            assert set(judge["level"]) == {"accuracy"}
+            if protocol == "pyramid":
+                pairs = [(j, h) for js, hs in zip(merged["scu_labels"], merged["labels"]) for j, h in zip(js, hs)]
+                want = sum(int(j) == int(h) for j, h in pairs) / len(pairs)
+            else:
+                judge_col = "choice" if protocol == "pairwise" else "label_judge"
+                gold_col = "label" if protocol == "pairwise" else "label_human"
+                want = (merged[judge_col].astype(int) == merged[gold_col].astype(int)).mean()
+            assert judge["value"].item() == pytest.approx(want), name
+        metrics = table[table["kind"] == "metric"]
+        if protocol in ("likert", "pairwise"):  # ROUGE: the file has a `reference` column
+            assert {"ROUGE-1", "ROUGE-L"} <= {r.replace("_f", "") for r in metrics["row"]}, name
+            assert metrics["ci_low"].notna().any()
+        else:
+            assert metrics.empty
+        tex = (wd / f"results/tables/{name}.tex").read_text()
+        assert "\\begin{table" in tex and "fake" in tex and name.replace("_", "\\_") in tex
+    overview = (wd / "results/tables/overview.html").read_text()
+    for name in custom:
+        assert f"id='{name}'" in overview
+    assert "unknown dataset" not in first.stderr
 
 
 def test_the_workflow_only_gives_rouge_where_a_reference_exists(workflow_run, tmp_path):
@@ -255,5 +335,5 @@ def test_empty_required_cell(tmp_path):
 def test_optional_columns_may_be_absent(tmp_path):
     recs = [{k: v for k, v in r.items() if k not in ("doc_id", "reference")} for r in RECORDS["pairwise"]]
     df = prepare(write(tmp_path / "x.csv", recs), "pairwise")
-    assert list(df["doc_id"]) == ["p1", "p2"] and "reference" not in df  # every pair its own cluster
-    assert list(df["label"]) == [1, 0]
+    assert list(df["doc_id"]) == ["p1", "p2", "p3", "p4"] and "reference" not in df  # every pair its own cluster
+    assert list(df["label"]) == [1, 0, 0, 1]

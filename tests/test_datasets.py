@@ -71,14 +71,15 @@ def test_config_yaml_lists_every_builtin():
 def test_old_judge_views_agree_with_the_registry():
     from sumjudge.judge import protocols as jp
 
-    assert jp.DATASET_PROTOCOL == {"summeval": "likert", "newsroom": "likert", "tldr": "pairwise",
-                                   "realsumm": "pyramid", "qags_cnn": "binary", "qags_xsum": "binary"}
+    assert {n: jp.protocol(n) for n in BUILTIN} == {"summeval": "likert", "newsroom": "likert", "tldr": "pairwise",
+                                                    "realsumm": "pyramid", "qags_cnn": "binary", "qags_xsum": "binary"}
     assert jp.label_columns("newsroom") == ("coherence", "fluency", "informativeness", "relevance")
     assert jp.label_columns("realsumm") == ("scu_labels",) and jp.label_columns("tldr") == ("choice",)
     assert jp.prompt_file("qags_xsum", "base") == "prompts/binary_qags.txt"
-    assert jp.GROUP_COLUMN["tldr"] == "post_id" and jp.ALL_VARIANTS == ("base", "def", "def_ins", "sys_prompt")
-    for (_, _), path in jp.PROMPT_FILES.items():
-        assert (REPO / path).is_file()
+    assert BUILTIN["tldr"].doc_column == "post_id"
+    for spec in BUILTIN.values():
+        for _, path in spec.prompts:
+            assert (REPO / path).is_file()
     with pytest.raises(ValueError, match="has no prompt variant 'def'; it has: base"):
         jp.prompt_file("newsroom", "def")
 

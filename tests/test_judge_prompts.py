@@ -5,7 +5,8 @@ import pandas as pd
 import pytest
 
 from sumjudge.judge.prompts import (TemplateError, check_template, load_template, parse_template, unit_fields)
-from sumjudge.judge.protocols import PROMPT_FILES, VARIANTS, label_columns
+from sumjudge.datasets import BUILTIN
+from sumjudge.judge.protocols import label_columns
 from sumjudge.judge.run import plan_requests, unit_order
 from sumjudge.judge.spec import judge_spec
 
@@ -16,9 +17,9 @@ FIG1 = ("Evaluate the quality of summaries written for a news article. Rate each
 
 
 def test_every_dataset_and_variant_has_a_prompt_file():
-    for dataset, variants in VARIANTS.items():
-        for v in variants:
-            path = REPO / PROMPT_FILES[(dataset, v)]
+    for dataset, spec in BUILTIN.items():
+        for v in spec.variants:
+            path = REPO / spec.prompt_file(v)
             check_template(load_template(path), dataset)
 
 

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..datasets import BUILTIN
 from .readers import DataError, read_json, read_pickle, require
 
-DIMENSIONS = ("coherence", "fluency", "informativeness", "relevance")
+DIMENSIONS = BUILTIN["newsroom"].dimensions  # coherence, fluency, informativeness, relevance
 N_RATINGS = 3
 
 

@@ -12,9 +12,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..datasets import BUILTIN
 from .readers import DataError, iter_jsonl, read_pickle, require
 
-DIMENSIONS = ("consistency", "relevance", "fluency", "coherence")
+DIMENSIONS = BUILTIN["summeval"].dimensions  # consistency, relevance, fluency, coherence
 N_EXPERTS = 3
 
 

@@ -131,8 +131,8 @@ def main(argv: list[str] | None = None) -> None:
     import yaml
 
     from ..data.prepare import DATASETS
-    from .protocols import VARIANTS
     from .spec import judge_specs
+    from .targets import variants as judged_variants
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--configfile", action="append", default=[], help="config files, later ones win")
@@ -152,7 +152,7 @@ def main(argv: list[str] | None = None) -> None:
         if not path.exists():
             raise SystemExit(f"{path} is missing: build it first (snakemake {path})")
         tables[d] = pd.read_parquet(path)
-    variants = {d: [v for v in jc["summeval_variants"]] if d == "summeval" else list(VARIANTS[d]) for d in datasets}
+    variants = {d: judged_variants(d, jc) for d in datasets}
     table = estimate(tables, specs, variants, jc["cache_dir"], jc.get("prompt_dir") or "prompts",
                      cached_prefix=args.cached_prefix)
     with pd.option_context("display.width", 200, "display.max_columns", 20):

@@ -468,14 +468,8 @@ def parse_binary(reply: str, finish_reason: str | None = None) -> Parsed:
 
 def parse_reply(protocol: str, reply: str, finish_reason: str | None, unit: dict[str, Any],
                 dimensions: Sequence[str] = ()) -> Parsed:
-    """Dispatch on the protocol; ``unit`` is the dataset row (for context heuristics)."""
-    if protocol == "likert":
-        return parse_likert(reply, dimensions, finish_reason, summary=unit.get("summary"),
-                            article=unit.get("article"))
-    if protocol == "pairwise":
-        return parse_pairwise(reply, finish_reason)
-    if protocol == "pyramid":
-        return parse_pyramid(reply, len(unit["scus"]), finish_reason)
-    if protocol == "binary":
-        return parse_binary(reply, finish_reason)
-    raise ValueError(f"unknown protocol {protocol!r}")
+    """The protocol object's parser (sumjudge.protocols); ``unit`` is the dataset row
+    (for context heuristics)."""
+    from ..protocols import get
+
+    return get(protocol).parse(reply, finish_reason, unit, dimensions)

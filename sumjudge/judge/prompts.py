@@ -10,7 +10,12 @@ articles and templates may contain braces):
 
 ``{Article}`` ``{Summary}`` (Likert, Pyramid, binary), ``{Summary_0}``
 ``{Summary_1}`` ``{Title}`` ``{Subreddit}`` (pairwise; ``{Article}`` is the post),
-``{SCUs}`` (Pyramid: ``1. ...`` one per line), ``{Sentence}`` (binary).
+``{SCUs}`` (Pyramid: ``1. ...`` one per line), ``{Sentence}`` (binary),
+``{Dimensions}`` (Likert: the dataset's dimensions, comma-separated; the generic
+``prompts/likert.txt`` of a user's dataset asks for them).
+
+Which fields a protocol needs and how a row fills them is its protocol object's
+(:mod:`sumjudge.protocols`); here only the text is handled.
 """
 from __future__ import annotations
 
@@ -21,9 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from .protocols import protocol
+from .. import datasets as _ds
 
-PLACEHOLDERS = ("Article", "Summary", "Summary_0", "Summary_1", "Title", "Subreddit", "SCUs", "Sentence")
+PLACEHOLDERS = ("Article", "Summary", "Summary_0", "Summary_1", "Title", "Subreddit", "SCUs", "Sentence",
+                "Dimensions")
 _FIELD = re.compile(r"\{(" + "|".join(PLACEHOLDERS) + r")\}")
 _HEADER = re.compile(r"^### (system|user)[ \t]*$", re.MULTILINE)
 
@@ -74,41 +80,19 @@ def load_template(path: str | Path) -> Template:
     return parse_template(Path(path).read_text(encoding="utf-8"), str(path))
 
 
-REQUIRED_FIELDS = {
-    "likert": {"Article", "Summary"},
-    "pairwise": {"Summary_0", "Summary_1"},
-    "pyramid": {"Summary", "SCUs"},
-    "binary": {"Sentence"},
-}
-
-
-def check_template(template: Template, dataset: str) -> None:
+def check_template(template: Template, dataset: "str | _ds.DatasetSpec") -> None:
     """A template must contain the fields its protocol cannot do without."""
-    missing = REQUIRED_FIELDS[protocol(dataset)] - template.fields
+    proto = _ds.get(dataset).proto
+    missing = proto.prompt_fields - template.fields
     if missing:
-        raise TemplateError(f"{template.path}: a {protocol(dataset)} prompt needs "
+        raise TemplateError(f"{template.path}: a {proto.name} prompt needs "
                             f"{', '.join('{' + m + '}' for m in sorted(missing))}")
 
 
-def format_scus(scus) -> str:
-    return "\n".join(f"{i}. {scu}" for i, scu in enumerate(scus, 1))
-
-
-def unit_fields(dataset: str, row: Mapping[str, Any]) -> dict[str, str]:
-    """The placeholder values of one dataset row."""
-    p = protocol(dataset)
-    if p == "likert":
-        return {"Article": row["article"], "Summary": row["summary"]}
-    if p == "pairwise":
-        return {"Article": row["post"], "Title": row.get("title") or "",
-                "Subreddit": row.get("subreddit") or "",
-                "Summary_0": row["summary_0"], "Summary_1": row["summary_1"]}
-    if p == "pyramid":
-        return {"Summary": row["summary"], "SCUs": format_scus(row["scus"]),
-                "Article": row.get("article") or ""}
-    if p == "binary":
-        return {"Article": row["article"], "Sentence": row["sentence"], "Summary": row.get("summary") or ""}
-    raise ValueError(p)
+def unit_fields(dataset: "str | _ds.DatasetSpec", row: Mapping[str, Any]) -> dict[str, str]:
+    """The placeholder values of one dataset row (its protocol object fills them)."""
+    spec = _ds.get(dataset)
+    return spec.proto.unit_fields(row, spec)
 
 
 def prompt_hash(messages: list[dict[str, str]]) -> str:

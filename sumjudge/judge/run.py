@@ -22,9 +22,8 @@ from .cache import ResponseCache, remember_legacy, request_key
 from .client import FatalJudgeError, Request, RequestLayer, Result, Stats
 from .embedded import DUMMY_KEY, EmbeddedError, assemble, engine_version, llama_server
 from .offline import require_sender, with_context
-from .parse import parse_reply, weighted_likert
+from .. import datasets as _ds
 from .prompts import Template, check_template, load_template, prompt_hash, unit_fields
-from .protocols import GROUP_COLUMN, LIKERT_DIMENSIONS, label_columns, protocol
 from .spec import UNCAPPED_OUTPUT_TOKENS, completion_cap, cost_usd, priced, request_params, server_identity, \
     usage_tokens
 
@@ -33,7 +32,8 @@ log = logging.getLogger(__name__)
 ORDERS = ("article", "shuffled", "dataset")
 
 
-def unit_order(df: pd.DataFrame, dataset: str, order: str = "article", seed: int = 0) -> list[int]:
+def unit_order(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", order: str = "article",
+               seed: int = 0) -> list[int]:
     """Row positions in the order requests are sent.
 
     ``article``: units that share an article (or post) one after the other, groups in
@@ -48,7 +48,7 @@ def unit_order(df: pd.DataFrame, dataset: str, order: str = "article", seed: int
         return idx
     if order != "article":
         raise ValueError(f"order {order!r}: allowed values: {', '.join(ORDERS)}")
-    col = GROUP_COLUMN[dataset]
+    col = _ds.get(dataset).doc_column
     if col not in df:
         return list(range(len(df)))
     keys = df[col].astype(str).tolist()
@@ -69,9 +69,10 @@ class Planned:
     prompt_hash: str
 
 
-def plan_requests(df: pd.DataFrame, dataset: str, template: Template, spec: dict[str, Any],
+def plan_requests(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", template: Template, spec: dict[str, Any],
                   order: str = "article") -> list[Planned]:
     """One request per unit and sample, in sending order."""
+    dataset = _ds.get(dataset)
     check_template(template, dataset)
     server = server_identity(spec)
     planned = []
@@ -144,17 +145,20 @@ def endpoint(spec: dict[str, Any], model_dir: str | None = None, server_log: str
     yield str(spec["base_url"]).rstrip("/"), key, None
 
 
-def judge_dataset(df: pd.DataFrame, dataset: str, variant: str, template: Template | str | Path,
+def judge_dataset(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", variant: str, template: Template | str | Path,
                   spec: dict[str, Any], *, cache_dir: str | Path, model_dir: str | None = None,
                   order: str = "article", server_log: str | None = None,
                   progress: bool = True) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """Judge every unit of ``df``; return (per-unit table, usage summary)."""
+    """Judge every unit of ``df``; return (per-unit table, usage summary).
+
+    ``dataset``: a registry name, or the spec of a user's dataset (sumjudge.datasets)."""
     t0 = time.monotonic()
     if not isinstance(template, Template):
         template = load_template(template)
-    proto = protocol(dataset)
+    spec_ds = _ds.get(dataset)
+    dataset = spec_ds.name
     cache = ResponseCache(cache_dir)
-    planned = plan_requests(df, dataset, template, spec, order)
+    planned = plan_requests(df, spec_ds, template, spec, order)
     requests = [p.request for p in planned]
     label = f"{spec['name']}/{dataset}/{variant}"
     bar = Progress(len(requests), label, spec, enabled=progress)
@@ -182,7 +186,7 @@ def judge_dataset(df: pd.DataFrame, dataset: str, variant: str, template: Templa
             results = layer.run(requests)  # all cache hits: no client, no server
     finally:
         bar.close(layer.stats if "layer" in locals() else Stats())
-    table = build_table(df, dataset, planned, results, spec, proto)
+    table = build_table(df, spec_ds, planned, results, spec)
     usage = usage_summary(table, layer.stats, spec, dataset, variant, template, time.monotonic() - t0)
     if usage["mixed_snapshots"]:
         log.warning("%s: the replies come from %d model snapshots (model id / system fingerprint): %s",
@@ -211,11 +215,11 @@ def entry_cost(spec: dict[str, Any], entry: dict[str, Any]) -> float | None:
     return cost_usd(spec, entry.get("usage"), entry.get("via") or "live")
 
 
-def build_table(df: pd.DataFrame, dataset: str, planned: list[Planned], results: list[Result],
-                spec: dict[str, Any], proto: str) -> pd.DataFrame:
+def build_table(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", planned: list[Planned],
+                results: list[Result], spec: dict[str, Any]) -> pd.DataFrame:
     records = df.to_dict("records")
-    dims = LIKERT_DIMENSIONS.get(dataset, ())
-    labels = label_columns(dataset)
+    ds = _ds.get(dataset)
+    proto, dims, labels = ds.proto, ds.dimensions, ds.label_columns
     rows = []
     for p, res in sorted(zip(planned, results), key=lambda pr: (pr[0].row, pr[0].sample)):
         unit = records[p.row]
@@ -227,11 +231,10 @@ def build_table(df: pd.DataFrame, dataset: str, planned: list[Planned], results:
                         "finish_reason": None, "input_tokens": 0, "output_tokens": 0,
                         "cached_input_tokens": 0, "reasoning_tokens": 0, "cost_usd": 0.0,
                         "via": None, "service_tier": None, "batch_id": None})
-            if proto == "likert":
-                row.update({f"{d}_weighted": math.nan for d in dims})
+            row.update(proto.extra_columns(None, None, None, dims))
         else:
             reply = entry.get("reply") or ""
-            parsed = parse_reply(proto, reply, entry.get("finish_reason"), unit, dims)
+            parsed = proto.parse(reply, entry.get("finish_reason"), unit, dims)
             if (empty := no_content_reason(entry)) is not None:  # a reply without text: no labels
                 parsed.status, parsed.reason = "invalid", empty
                 parsed.labels = {c: (None if not isinstance(v, list) else [None] * len(v))
@@ -247,22 +250,14 @@ def build_table(df: pd.DataFrame, dataset: str, planned: list[Planned], results:
                         "cost_usd": math.nan if cost is None else cost,
                         "via": entry.get("via") or "live", "service_tier": entry.get("service_tier"),
                         "batch_id": entry.get("batch_id")})
-            if proto == "likert":
-                weighted = weighted_likert(reply, parsed.spans, entry.get("logprobs"))
-                row.update({f"{d}_weighted": weighted.get(d, math.nan) for d in dims})
+            row.update(proto.extra_columns(reply, parsed, entry, dims))
         row.update({"cached": res.cached, "attempts": res.attempts, "prompt_hash": p.prompt_hash,
                     "request_key": p.request.key, "judge": spec["name"],
                     "model": (entry or {}).get("model") or spec["model"],
                     "system_fingerprint": (entry or {}).get("system_fingerprint"),
                     "created": (entry or {}).get("created"), "latency_s": (entry or {}).get("latency_s")})
         rows.append(row)
-    table = pd.DataFrame(rows)
-    if proto == "likert":
-        for d in dims:
-            table[d] = pd.to_numeric(table[d], errors="coerce").astype(float)
-    elif proto in ("pairwise", "binary"):
-        col = labels[0]
-        table[col] = pd.array(table[col].tolist(), dtype="Int64")
+    table = proto.coerce(pd.DataFrame(rows), dims)
     table["latency_s"] = pd.to_numeric(table["latency_s"], errors="coerce").astype(float)
     table["cost_usd"] = pd.to_numeric(table["cost_usd"], errors="coerce").astype(float)
     return table

@@ -5,23 +5,28 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .protocols import VARIANTS, prompt_file
+from .. import datasets as _ds
 
 
-def variants(dataset: str, judge_cfg: dict[str, Any]) -> list[str]:
+SELECTED_VARIANTS = {"summeval": "summeval_variants"}  # dataset -> config key judge.<key> choosing its variants
+
+
+def variants(dataset: "str | _ds.DatasetSpec", judge_cfg: dict[str, Any]) -> list[str]:
     """The prompt variants judged for a dataset (SummEval: judge.summeval_variants)."""
-    if dataset == "summeval":
-        return [v for v in judge_cfg["summeval_variants"] if v in VARIANTS["summeval"]]
-    return list(VARIANTS[dataset])
+    spec = _ds.get(dataset)
+    if spec.name in SELECTED_VARIANTS:
+        return [v for v in judge_cfg[SELECTED_VARIANTS[spec.name]] if v in spec.variants]
+    return list(spec.variants)
 
 
 def output(results: str, judge: str, dataset: str, variant: str, ext: str = "parquet") -> str:
     return f"{results}/judge/{judge}/{dataset}/{variant}.{ext}"
 
 
-def outputs(results: str, judges: list[str], datasets: list[str], judge_cfg: dict[str, Any]) -> list[str]:
-    return [output(results, j, d, v, ext) for j in judges for d in datasets for v in variants(d, judge_cfg)
-            for ext in ("parquet", "usage.json")]
+def outputs(results: str, judges: list[str], datasets: list, judge_cfg: dict[str, Any]) -> list[str]:
+    """``datasets``: names or specs (a user's dataset: its spec)."""
+    return [output(results, j, _ds.get(d).name, v, ext) for j in judges for d in datasets
+            for v in variants(d, judge_cfg) for ext in ("parquet", "usage.json")]
 
 
 def prompt_dir(judge_cfg: dict[str, Any], workflow_dir: str) -> str:
@@ -30,8 +35,13 @@ def prompt_dir(judge_cfg: dict[str, Any], workflow_dir: str) -> str:
     return judge_cfg.get("prompt_dir") or os.path.relpath(Path(workflow_dir) / "prompts")
 
 
-def prompt_path(directory: str, dataset: str, variant: str) -> str:
-    return str(Path(directory) / Path(prompt_file(dataset, variant)).name)
+def prompt_path(directory: str, dataset: "str | _ds.DatasetSpec", variant: str) -> str:
+    """A shipped template (``prompts/...``) is read from ``directory`` (judge.prompt_dir);
+    a user's own template file (custom_datasets.<name>.prompt) from where it is."""
+    path = _ds.get(dataset).prompt_file(variant)
+    if Path(path).parts[0] != "prompts":
+        return path
+    return str(Path(directory) / Path(path).name)
 
 
 def threads(spec: dict[str, Any]) -> int:

@@ -62,7 +62,10 @@ def default_reply(messages: list[dict[str, str]]) -> str:
     if "Is the sentence supported" in text:
         return "Yes" if h % 3 else "No"
     m = re.search(r"four dimensions: (\w+), (\w+), (\w+), and (\w+)", text)
-    dims = m.groups() if m else ("relevance", "consistency", "fluency", "coherence")
+    # prompts/likert.txt (a user's Likert dataset): "on these dimensions: quality, clarity."
+    mine = re.search(r"these dimensions: ([\w ,]+)\.", text)
+    dims = m.groups() if m else tuple(d.strip() for d in mine.group(1).split(",")) if mine else \
+        ("relevance", "consistency", "fluency", "coherence")
     return "\n".join(f"{d.capitalize()}: {1 + (h >> (3 * i)) % 5}" for i, d in enumerate(dims))
 
 

@@ -8,6 +8,11 @@ Decisions and their clusters (docs/statistics.md):
 - REALSumm: one decision per SCU of a summary; gold = the crowd label; clusters = summaries.
 - QAGS: one decision per summary sentence; gold = the majority vote; clusters = summaries.
 
+Which is which comes from the registry (sumjudge.datasets: gold column, cluster
+column, dimension, table) and the protocol object (sumjudge.protocols: a Pyramid
+dataset has one decision per SCU, a factuality metric's prediction column); a
+``dataset`` below is a registry name or a DatasetSpec (a user's dataset: its spec).
+
 A metric's TLDR tie (prediction -1: both summaries scored the same) is decided
 by ``tldr.metric_ties`` (:func:`apply_metric_ties`): ``wrong`` (default, a
 wrong decision), ``half`` (half right: the expected accuracy of a fair coin
@@ -18,22 +23,18 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .. import datasets as _ds
 from ..stats.accuracy import correctness
 from ..stats.bootstrap import ClusterBootstrap, cluster_codes, percentile_interval
 from ..stats.correction import adjust_table
 from ..stats.permutation import paired_accuracy_test
-from .common import COLUMNS, DATASET_LABELS, Row, finalize, mean_over_repeats, repeat_summary, strongest
+from .common import COLUMNS, Row, finalize, mean_over_repeats, repeat_summary, strongest
 from .inputs import JudgeRun, MetricTable
 from .published import attach_published
-from .rows import (FACTUALITY_METRICS, FACTUALITY_PRED, PAIRWISE, SCORE_METRICS, judge_row, labelled,
-                   metric_model, paper_judge_row)
+from .correlation import table_name
+from .rows import FACTUALITY_METRICS, PAIRWISE, SCORE_METRICS, judge_row, labelled, metric_model, paper_judge_row
 from .settings import TableSettings
 
-DIMENSION = {"tldr": "pairwise", "realsumm": "SCU_presence", "qags_cnn": "factuality", "qags_xsum": "factuality"}
-TABLE = {"tldr": "Table 3", "realsumm": "Table 4", "qags_cnn": "Table 5", "qags_xsum": "Table 5"}
-GOLD = {"tldr": "choice", "realsumm": "scu_labels", "qags_cnn": "label", "qags_xsum": "label"}
-CLUSTER = {"tldr": "post_id", "realsumm": "unit_id", "qags_cnn": "doc_id", "qags_xsum": "doc_id"}
-JUDGE_LABEL = {"tldr": "choice", "realsumm": "scu_labels", "qags_cnn": "label", "qags_xsum": "label"}
 LEVEL = "accuracy"
 TIE = -1  # a metric's TLDR prediction when both summaries score the same
 
@@ -56,10 +57,11 @@ def apply_metric_ties(correct: np.ndarray, pred: np.ndarray, rule: str = "wrong"
 # --------------------------------------------------------------------------- rows
 
 def metric_rows(tables: list[MetricTable], dataset: str) -> list[Row]:
-    """TLDR: a row per registered score whose ``{column}_choice`` is present;
-    REALSumm / QAGS: a row per factuality metric family (FactCC, DAE)."""
+    """Pairwise (TLDR): a row per registered score whose ``{column}_choice`` is present;
+    Pyramid / binary (REALSumm / QAGS): a row per factuality metric family (FactCC, DAE)."""
+    spec = _ds.get(dataset)
     rows = []
-    if dataset == "tldr":
+    if spec.protocol == PAIRWISE:
         for spec in SCORE_METRICS:
             col = f"{spec.column}_choice"
             for t in tables:
@@ -70,7 +72,7 @@ def metric_rows(tables: list[MetricTable], dataset: str) -> list[Row]:
                                     f"{t.path}:{col}", [pred], model=model))
                     break
         return rows
-    col = FACTUALITY_PRED[dataset]
+    col = spec.proto.metric_prediction
     by_family = {t.family: t for t in tables}
     for family, spec in FACTUALITY_METRICS.items():
         t = by_family.get(family)
@@ -85,10 +87,11 @@ def metric_rows(tables: list[MetricTable], dataset: str) -> list[Row]:
 
 
 def judge_rows(runs: list[JudgeRun], dataset: str) -> list[Row]:
-    col = JUDGE_LABEL[dataset]
+    spec = _ds.get(dataset)
+    col = spec.label_columns[0]
     rows = []
     for run in runs:
-        if run.dataset != dataset or run.variant != "base":
+        if run.dataset != spec.name or run.variant != "base":
             continue
         data = [run.by_sample(s)[[col]].rename(columns={col: "pred"}) for s in run.samples]
         rows.append(Row(judge_row(run.judge), "judge", paper_judge_row(), run.path, data,
@@ -100,20 +103,22 @@ def judge_rows(runs: list[JudgeRun], dataset: str) -> list[Row]:
 
 def decisions(human: pd.DataFrame, dataset: str) -> pd.DataFrame:
     """One row per decision: ``unit_id``, ``position`` (SCU index or 0), ``gold``, ``cluster``."""
+    spec = _ds.get(dataset)
+    gold = spec.gold_columns[0]
     human = human.assign(unit_id=human["unit_id"].astype(str))
-    if dataset == "realsumm":
-        n = human["scu_labels"].map(len)
+    if spec.proto.per_item:  # Pyramid: one decision per SCU; clusters: summaries
+        n = human[gold].map(len)
         out = pd.DataFrame({
             "unit_id": np.repeat(human["unit_id"].to_numpy(), n),
             "position": np.concatenate([np.arange(k) for k in n]) if len(n) else np.array([], int),
-            "gold": np.concatenate([np.asarray(v, dtype=float) for v in human["scu_labels"]])
+            "gold": np.concatenate([np.asarray(v, dtype=float) for v in human[gold]])
             if len(n) else np.array([]),
         })
-        out["cluster"] = out["unit_id"]
+        out["cluster"] = out[spec.cluster_column]
         return out
     return pd.DataFrame({"unit_id": human["unit_id"], "position": 0,
-                         "gold": human[GOLD[dataset]].astype(float).to_numpy(),
-                         "cluster": human[CLUSTER[dataset]].astype(str).to_numpy()})
+                         "gold": human[gold].astype(float).to_numpy(),
+                         "cluster": human[spec.cluster_column].astype(str).to_numpy()})
 
 
 def _as_float(v) -> float:
@@ -123,7 +128,7 @@ def _as_float(v) -> float:
 def aligned_predictions(pred: pd.Series, dec: pd.DataFrame, dataset: str, source: str) -> np.ndarray:
     """A row's predictions in decision order (NaN where there is none)."""
     pred = pred.reindex(dec["unit_id"].drop_duplicates())
-    if dataset != "realsumm":
+    if not _ds.get(dataset).proto.per_item:
         return pd.to_numeric(pred, errors="coerce").reindex(dec["unit_id"]).to_numpy(dtype=float)
     n_scus = dec.groupby("unit_id", sort=False).size()
     out = []
@@ -142,7 +147,9 @@ def aligned_predictions(pred: pd.Series, dec: pd.DataFrame, dataset: str, source
 # --------------------------------------------------------------------------- table
 
 def accuracy_table(human: pd.DataFrame, rows: list[Row], dataset: str, settings: TableSettings) -> pd.DataFrame:
-    dec = decisions(human, dataset)
+    spec = _ds.get(dataset)
+    pairwise = spec.protocol == PAIRWISE  # a metric's tie is scored by tables.metric_ties
+    dec = decisions(human, spec)
     codes, k = cluster_codes(dec["cluster"])
     plan = ClusterBootstrap.draw(k, settings.bootstrap_resamples, settings.seed) if k else None
     cells, correct = [], {}
@@ -151,9 +158,9 @@ def accuracy_table(human: pd.DataFrame, rows: list[Row], dataset: str, settings:
         n_ties = 0
         n_counted = n_missing = 0
         for data in row.data:
-            pred = aligned_predictions(data["pred"], dec, dataset, row.source)
+            pred = aligned_predictions(data["pred"], dec, spec, row.source)
             c = correctness(pred, dec["gold"].to_numpy(), settings.invalid)
-            if dataset == "tldr" and row.kind == "metric":
+            if pairwise and row.kind == "metric":
                 n_ties = int((pred == TIE).sum())
                 c = apply_metric_ties(c, pred, settings.metric_ties)
             cs.append(c)
@@ -164,14 +171,14 @@ def accuracy_table(human: pd.DataFrame, rows: list[Row], dataset: str, settings:
         correct[row.name] = mean_over_repeats(cs)
         ci = percentile_interval(mean_over_repeats(boots), settings.confidence)
         cells.append({
-            "table": TABLE[dataset], "dataset": DATASET_LABELS[dataset], "dimension": DIMENSION[dataset],
+            "table": table_name(spec), "dataset": spec.label, "dimension": spec.accuracy_dimension,
             "level": LEVEL, "row": row.name, **repeat_summary(per_repeat), "boot_mean": ci.mean,
             "ci_low": ci.low, "ci_high": ci.high,
             "n_groups": k, "n": n_counted // len(row.data), "n_missing": n_missing // len(row.data),
             "kind": row.kind, "paper_row": row.paper_row, "source": row.source, "model": row.model,
-            "subset": "all", "n_ties": n_ties if dataset == "tldr" else np.nan,
-            "metric_ties": settings.metric_ties if dataset == "tldr" and row.kind == "metric" else None,
-            "bootstrap": f"clusters ({CLUSTER[dataset]})", "bootstrap_resamples": settings.bootstrap_resamples,
+            "subset": "all", "n_ties": n_ties if pairwise else np.nan,
+            "metric_ties": settings.metric_ties if pairwise and row.kind == "metric" else None,
+            "bootstrap": f"clusters ({spec.cluster_column})", "bootstrap_resamples": settings.bootstrap_resamples,
             "permutation": "decisions", "permutation_resamples": settings.permutation_resamples,
             "correction": settings.correction, "seed": settings.seed,
         })

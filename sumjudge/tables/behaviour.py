@@ -23,12 +23,9 @@ from .chart import svg_id
 from .common import DATASET_LABELS
 from .inputs import JudgeRun
 
-LIKERT = {"summeval": ("coherence", "consistency", "fluency", "relevance"),
-          "newsroom": ("coherence", "fluency", "informativeness", "relevance")}
-LABEL = {"tldr": "choice", "realsumm": "scu_labels", "qags_cnn": "label", "qags_xsum": "label"}
-GOLD = {"tldr": "choice", "realsumm": "scu_labels", "qags_cnn": "label", "qags_xsum": "label"}
-ANSWER_NAMES = {"tldr": {0: "summary 0", 1: "summary 1"}, "realsumm": {0: "absent", 1: "present"},
-                "qags_cnn": {0: "no", 1: "yes"}, "qags_xsum": {0: "no", 1: "yes"}}
+# what a 0/1 answer means, by protocol (a Likert answer is its score)
+ANSWER_NAMES = {"pairwise": {0: "summary 0", 1: "summary 1"}, "pyramid": {0: "absent", 1: "present"},
+                "binary": {0: "no", 1: "yes"}}
 NEAR_CONSTANT_NOTE = "near-constant judge: correlations and accuracies are not meaningful"
 COLUMNS = ["judge", "dataset", "variant", "dimension", "answer", "answer_name", "count", "share",
            "gold_count", "gold_share", "n", "n_invalid", "modal_answer", "modal_share", "near_constant"]
@@ -57,8 +54,24 @@ def modal(values: np.ndarray) -> tuple[float, float]:
     return float(answers[i]), float(counts[i] / ok.size)
 
 
-def dimensions(dataset: str) -> tuple[str, ...]:
-    return LIKERT.get(dataset, (LABEL.get(dataset, "label"),))
+def _spec(run_or_dataset):
+    """The DatasetSpec of a JudgeRun (which carries it) or of a registry name; None if unknown."""
+    from ..datasets import get
+
+    if isinstance(run_or_dataset, JudgeRun):
+        run_or_dataset = run_or_dataset.spec or run_or_dataset.dataset
+    try:
+        return get(run_or_dataset)
+    except ValueError:
+        return None
+
+
+def dimensions(run_or_dataset) -> tuple[str, ...]:
+    """The answer columns of a judge run: Likert dimensions in alphabetical order, else its label."""
+    spec = _spec(run_or_dataset)
+    if spec is None:
+        return ("label",)
+    return tuple(sorted(spec.dimensions)) if spec.dimensions else spec.label_columns
 
 
 def run_answers(run: JudgeRun, dimension: str) -> np.ndarray:
@@ -70,7 +83,7 @@ def run_answers(run: JudgeRun, dimension: str) -> np.ndarray:
 def modal_shares(runs: list[JudgeRun]) -> dict[tuple[str, str, str, str], float]:
     """(judge, dataset, variant, dimension) -> modal share."""
     return {(r.judge, r.dataset, r.variant, d): modal(run_answers(r, d))[1]
-            for r in runs for d in dimensions(r.dataset) if d in r.frame}
+            for r in runs for d in dimensions(r) if d in r.frame}
 
 
 def behaviour_table(runs: list[JudgeRun], humans: dict[str, pd.DataFrame], threshold: float) -> pd.DataFrame:
@@ -79,21 +92,24 @@ def behaviour_table(runs: list[JudgeRun], humans: dict[str, pd.DataFrame], thres
     for run in runs:
         human = humans.get(run.dataset)
         n_invalid = int((run.frame["status"] != "ok").sum())
-        for dim in dimensions(run.dataset):
+        spec = _spec(run)
+        likert = spec is not None and bool(spec.dimensions)
+        names = ANSWER_NAMES.get(spec.protocol, {}) if spec is not None else {}
+        gold_col = spec.gold_columns[0] if spec is not None and not likert and spec.gold_columns else None
+        for dim in dimensions(run):
             if dim not in run.frame:
                 continue
             answers = run_answers(run, dim)
             mode, share = modal(answers)
             ok = answers[~np.isnan(answers)]
             gold = np.array([])
-            if human is not None and run.dataset in GOLD and GOLD[run.dataset] in human:
-                gold = _flatten(human[GOLD[run.dataset]])
+            if human is not None and gold_col is not None and gold_col in human:
+                gold = _flatten(human[gold_col])
                 gold = gold[~np.isnan(gold)]
-            if run.dataset in LIKERT:
+            if likert:
                 universe = [1.0, 2.0, 3.0, 4.0, 5.0] + sorted(set(ok.tolist()) - {1.0, 2.0, 3.0, 4.0, 5.0})
             else:
-                universe = sorted(set(ANSWER_NAMES.get(run.dataset, {}).keys()) | set(ok.tolist()))
-            names = ANSWER_NAMES.get(run.dataset, {})
+                universe = sorted(set(names.keys()) | set(ok.tolist()))
             for a in universe:
                 count = int((ok == a).sum())
                 g = int((gold == a).sum()) if gold.size else None

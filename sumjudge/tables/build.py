@@ -3,43 +3,55 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Mapping
 
 import pandas as pd
 
+from ..datasets import BUILTIN, DatasetSpec
 from ..io import write_text
 from ..stats.correction import adjust_table
 from . import accuracy as acc
 from . import correlation as corr
 from .behaviour import modal, run_answers
 from .caveats import annotate, judge_shares, table_caveats
-from .common import COLUMNS, DATASET_LABELS, finalize
+from .common import COLUMNS, finalize
 from .inputs import JudgeRun, load_judge_run, load_metric_table, parse_judge_path, parse_metric_path
 from .latex import accuracy_latex, correlation_latex, examples_latex, table9_latex
 from .replies import explanation_examples, invalid_examples, table9, usage_table
 from .rows import VARIANT_ORDER
 from .settings import TableSettings
+from .workflow import tables_of
 
 log = logging.getLogger(__name__)
 
-CORRELATION_TABLES = {"table1": "summeval", "table2": "newsroom"}
-ACCURACY_TABLES = {"table3": ("tldr",), "table4": ("realsumm",), "table5": ("qags_cnn", "qags_xsum")}
+# ``specs`` below: the registry (sumjudge.datasets.registry(config)); a user's dataset
+# (custom_datasets) is known only there. Default: the built-in datasets.
+Specs = Mapping[str, DatasetSpec]
 
 
-def judge_labels(dataset: str) -> tuple[str, ...]:
-    if dataset in corr.DIMENSIONS:
-        return corr.DIMENSIONS[dataset]
-    return (acc.JUDGE_LABEL[dataset],)
+def table_dataset(table: str, kind: str, specs: Specs | None = None) -> list[DatasetSpec]:
+    """The datasets of a correlation or accuracy table (Table 1 ... 5, or a user's dataset's own)."""
+    specs = specs or BUILTIN
+    names = tables_of(specs, kind).get(table)
+    if not names:
+        raise ValueError(f"{table!r} is not a {kind} table; known: {', '.join(tables_of(specs, kind))}")
+    return [specs[n] for n in names]
 
 
 def load_runs(judge_paths: list[str], settings: TableSettings, units: dict[str, pd.Index] | None = None,
-              datasets: tuple[str, ...] | None = None) -> list[JudgeRun]:
+              datasets: tuple[str, ...] | None = None, specs: Specs | None = None) -> list[JudgeRun]:
+    specs = specs or BUILTIN
     runs = []
     for p in sorted(judge_paths):
         parsed = parse_judge_path(p)
         if parsed is None or (datasets is not None and parsed[1] not in datasets):
             continue
         ds = parsed[1]
-        runs.append(load_judge_run(p, judge_labels(ds), settings.repeats, (units or {}).get(ds)))
+        if ds not in specs:
+            log.warning("%s: dataset %r is not in the registry (nor in custom_datasets); skipped", p, ds)
+            continue
+        runs.append(load_judge_run(p, specs[ds].label_columns, settings.repeats, (units or {}).get(ds),
+                                   spec=specs[ds]))
     return runs
 
 
@@ -66,15 +78,18 @@ def with_caveats(df: pd.DataFrame, humans: dict[str, pd.DataFrame], runs: list[J
 
 
 def correlation_table(table: str, data_path: str, metric_paths: list[str], judge_paths: list[str],
-                      settings: TableSettings, context: dict | None = None) -> pd.DataFrame:
-    """Table 1 (SummEval) or 2 (Newsroom): every metric row, then every judge's base prompt."""
-    dataset = CORRELATION_TABLES[table]
+                      settings: TableSettings, context: dict | None = None,
+                      specs: Specs | None = None) -> pd.DataFrame:
+    """Table 1 (SummEval), 2 (Newsroom) or a user's Likert dataset's table: every metric
+    row, then every judge's base prompt."""
+    spec = table_dataset(table, "correlation", specs)[0]
+    dataset = spec.name
     human = pd.read_parquet(data_path)
     units = pd.Index(human["unit_id"].astype(str))
-    rows = corr.metric_rows(_metric_tables(metric_paths, dataset, units), dataset)
-    runs = load_runs(judge_paths, settings, {dataset: units}, (dataset,))
-    rows += corr.judge_rows(runs, dataset, weighted=True)
-    df = corr.correlation_table(human, rows, dataset, corr.TABLES[dataset], settings, compare="strongest")
+    rows = corr.metric_rows(_metric_tables(metric_paths, dataset, units), spec)
+    runs = load_runs(judge_paths, settings, {dataset: units}, (dataset,), {dataset: spec})
+    rows += corr.judge_rows(runs, spec, weighted=True)
+    df = corr.correlation_table(human, rows, spec, corr.table_name(spec), settings, compare="strongest")
     df = with_caveats(df, {dataset: human}, runs, settings, context)
     _log_summary(df, table)
     return df
@@ -99,18 +114,21 @@ def variant_rank(variant: str) -> int:
 
 
 def accuracy_table(table: str, data_paths: dict[str, str], metric_paths: list[str], judge_paths: list[str],
-                   settings: TableSettings, context: dict | None = None) -> pd.DataFrame:
-    """Tables 3-5: every metric row, then every judge's base prompt; one block per dataset."""
+                   settings: TableSettings, context: dict | None = None,
+                   specs: Specs | None = None) -> pd.DataFrame:
+    """Tables 3-5 or a user's dataset's table: every metric row, then every judge's base
+    prompt; one block per dataset."""
     parts = []
-    for dataset in ACCURACY_TABLES[table]:
+    for spec in table_dataset(table, "accuracy", specs):
+        dataset = spec.name
         if dataset not in data_paths:
             continue
         human = pd.read_parquet(data_paths[dataset])
         units = pd.Index(human["unit_id"].astype(str))
-        rows = acc.metric_rows(_metric_tables(metric_paths, dataset, units), dataset)
-        runs = load_runs(judge_paths, settings, {dataset: units}, (dataset,))
-        rows += acc.judge_rows(runs, dataset)
-        part = acc.accuracy_table(human, rows, dataset, settings)
+        rows = acc.metric_rows(_metric_tables(metric_paths, dataset, units), spec)
+        runs = load_runs(judge_paths, settings, {dataset: units}, (dataset,), {dataset: spec})
+        rows += acc.judge_rows(runs, spec)
+        part = acc.accuracy_table(human, rows, spec, settings)
         parts.append(with_caveats(part, {dataset: human}, runs, settings, context))
     df = pd.concat(parts, ignore_index=True) if parts else finalize(pd.DataFrame(columns=COLUMNS))
     df = adjust_table(df, settings.correction)  # one family per row across the table's datasets
@@ -122,11 +140,12 @@ def accuracy_table(table: str, data_paths: dict[str, str], metric_paths: list[st
     return df
 
 
-def reply_tables(judge_paths: list[str], data_paths: dict[str, str], settings: TableSettings):
+def reply_tables(judge_paths: list[str], data_paths: dict[str, str], settings: TableSettings,
+                 specs: Specs | None = None):
     """Tables 7, 8, 9 and the usage table."""
     units = {ds: pd.Index(pd.read_parquet(p, columns=["unit_id"])["unit_id"].astype(str))
              for ds, p in data_paths.items()}
-    runs = load_runs(judge_paths, settings, units)
+    runs = load_runs(judge_paths, settings, units, specs=specs)
     summeval = pd.read_parquet(data_paths["summeval"]) if "summeval" in data_paths else None
     return (explanation_examples(runs, settings), invalid_examples(runs, settings),
             table9(runs, summeval, settings), usage_table(runs))
@@ -152,7 +171,7 @@ def caveat_sentence(df: pd.DataFrame, settings: TableSettings, context: dict | N
 
 
 def correlation_latex_for(table: str, df: pd.DataFrame, settings: TableSettings,
-                          context: dict | None = None) -> str:
+                          context: dict | None = None, specs: Specs | None = None) -> str:
     if table == "table6":
         note = ""
         ann = df[df["kind"] == "annotator"] if len(df) else df
@@ -163,12 +182,12 @@ def correlation_latex_for(table: str, df: pd.DataFrame, settings: TableSettings,
         caption = ("SummEval, the judge with prompt variants and each expert against the three-expert "
                    f"mean ({settings.method.capitalize()}).{note} Judge variants are tested against the base "
                    "prompt." + caveat_sentence(df, settings, context) + " " + CAPTION_CI)
-        return correlation_latex(df, corr.DIMENSIONS["summeval"], caption, "tab:table6")
-    dataset = CORRELATION_TABLES[table]
+        return correlation_latex(df, BUILTIN["summeval"].dimensions, caption, "tab:table6")
+    spec = table_dataset(table, "correlation", specs)[0]
     caption = (f"{settings.method.capitalize()} correlation with human judgments on "
-               f"{DATASET_LABELS[dataset]} at sample, system and dataset level."
+               f"{spec.label} at sample, system and dataset level."
                + caveat_sentence(df, settings, context) + " " + CAPTION_CI)
-    return correlation_latex(df, corr.DIMENSIONS[dataset], caption, f"tab:{table}")
+    return correlation_latex(df, spec.dimensions, caption, f"tab:{table}")
 
 
 ACCURACY_CAPTIONS = {
@@ -178,13 +197,23 @@ ACCURACY_CAPTIONS = {
 }
 
 
-def accuracy_latex_for(table: str, df: pd.DataFrame, settings: TableSettings, context: dict | None = None) -> str:
-    datasets = [DATASET_LABELS[d] for d in ACCURACY_TABLES[table]]
+def accuracy_caption(table: str, specs: list[DatasetSpec]) -> str:
+    """Tables 3-5 keep the paper's wording; a user's table says what is decided on what."""
+    if table in ACCURACY_CAPTIONS:
+        return ACCURACY_CAPTIONS[table]
+    return (f"Accuracy of {specs[0].accuracy_dimension.replace('_', ' ')} decisions on "
+            f"{', '.join(s.label for s in specs)} ({specs[0].protocol} protocol)")
+
+
+def accuracy_latex_for(table: str, df: pd.DataFrame, settings: TableSettings, context: dict | None = None,
+                       specs: Specs | None = None) -> str:
+    in_table = table_dataset(table, "accuracy", specs)
+    datasets = [s.label for s in in_table]
     datasets = [d for d in datasets if len(df) and d in set(df["dataset"])] or datasets
     note = ""
     if table == "table3" and len(df) and (df["paper_row"] == "BARTScore").any():
         note = ' "BARTScore" is BERTScore, printed so in the paper.'
-    caption = (f"{ACCURACY_CAPTIONS[table]} ({int(settings.confidence * 100)}% cluster-bootstrap interval "
+    caption = (f"{accuracy_caption(table, in_table)} ({int(settings.confidence * 100)}% cluster-bootstrap interval "
                f"in brackets).{note}" + caveat_sentence(df, settings, context) + " " + CAPTION_CI)
     return accuracy_latex(df, datasets, caption, f"tab:{table}")
 
@@ -216,12 +245,13 @@ def table9_latex_for(df: pd.DataFrame, settings: TableSettings, context: dict | 
     return table9_latex(df, caption, "tab:table9")
 
 
-def judge_behaviour(judge_paths: list[str], data_paths: dict[str, str], settings: TableSettings):
+def judge_behaviour(judge_paths: list[str], data_paths: dict[str, str], settings: TableSettings,
+                    specs: Specs | None = None):
     """The judge's answer distribution (sumjudge.tables.behaviour) and every raw reply."""
     from .behaviour import behaviour_table
     from .raw_replies import replies_table
 
     humans = {ds: pd.read_parquet(p) for ds, p in data_paths.items()}
     units = {ds: pd.Index(h["unit_id"].astype(str)) for ds, h in humans.items()}
-    runs = load_runs(judge_paths, settings, units)
+    runs = load_runs(judge_paths, settings, units, specs=specs)
     return behaviour_table(runs, humans, settings.near_constant), replies_table(runs)

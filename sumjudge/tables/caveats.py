@@ -31,13 +31,24 @@ from .rows import FACTUALITY_METRICS, SCORE_METRICS
 
 PAPER_JUDGE_MODEL = "gpt-3.5-turbo-0301"
 NOT_IN_COPY = "published value not in this copy"
-UNIT_WORDS = {"summeval": "summaries", "newsroom": "summaries", "tldr": "summary pairs",
-              "realsumm": "summaries", "qags_cnn": "summary sentences", "qags_xsum": "summary sentences"}
+# what one unit of a protocol is, in words
+UNIT_WORDS = {"likert": "summaries", "pairwise": "summary pairs", "pyramid": "summaries",
+              "binary": "summary sentences"}
 DOC_COLUMNS = ("doc_id", "post_id")
 CAVEAT_COLUMNS = ["n_units", "n_docs", "model_note", "modal_share", "near_constant", "published_note", "caveat"]
 _BY_LABEL = {v: k for k, v in DATASET_LABELS.items()}
 _METRIC_SPECS = {**{m.name: m for m in SCORE_METRICS}, **{m.printed("pairwise"): m for m in SCORE_METRICS},
                  **{m.name: m for m in FACTUALITY_METRICS.values()}}
+
+
+def unit_words(dataset: str) -> str:
+    """``summary pairs`` for a pairwise dataset, ...; ``units`` for a name the registry lacks."""
+    from ..datasets import get
+
+    try:
+        return UNIT_WORDS[get(dataset).protocol]
+    except ValueError:
+        return "units"
 
 
 def judge_description(name: str, spec: dict | None) -> str:
@@ -128,7 +139,7 @@ def annotate(df: pd.DataFrame, humans: dict[str, pd.DataFrame], context: dict | 
         near = bool(not math.isnan(share) and share > threshold)
         pub = NOT_IN_COPY if pd.isna(cell.get("published")) else None
         note = _model_note(cell, context)
-        words = UNIT_WORDS.get(key, "units")
+        words = unit_words(key)
         parts = [f"{n_docs} {DATASET_LABELS.get(key, key)} {_docs_word(n_docs)}, {n_units} {words} ({sub})", note]
         if near:
             parts.append(f"{NEAR_CONSTANT_NOTE} (modal share {share:.2f})")
@@ -154,7 +165,7 @@ def judge_shares(runs, modal_share_fn) -> dict[tuple[str, str], float]:
     out = {}
     for run in runs:
         row = judge_row(run.judge, run.variant)
-        for dim in dimensions(run.dataset):
+        for dim in dimensions(run):
             if dim in run.frame:
                 s = modal_share_fn(run, dim)
                 out[(row, dim)] = s
@@ -179,7 +190,7 @@ def table_caveats(df: pd.DataFrame, context: dict | None = None, threshold: floa
         if len(n_docs):
             docs = int(float(n_docs.iloc[0]))
             lines.append(f"{label}: {docs} {_docs_word(docs)}, {int(float(n_units.iloc[0]))} "
-                         f"{UNIT_WORDS.get(key, 'units')} ({sub}" + (", not the paper's full dataset)"
+                         f"{unit_words(key)} ({sub}" + (", not the paper's full dataset)"
                                                                     if sub.startswith("slice") else ")"))
     judges = df[df["kind"] == "judge"]
     known = (context or {}).get("judges") or {}

@@ -24,21 +24,20 @@ import re
 import numpy as np
 import pandas as pd
 
+from ..datasets import BUILTIN
 from .published import load_published
 
 ALPHA = 0.05
-TABLE_ORDER = ("Table 1", "Table 2", "Table 3", "Table 4", "Table 5")
-SHORT = {"Table 1": "SummEval", "Table 2": "Newsroom", "Table 3": "TLDR", "Table 4": "REALSumm"}
 LEVELS = ("sample", "system", "dataset")
-COLUMNS_28: tuple[tuple[str, str, str, str], ...] = (
-    *(("Table 1", "SummEval", d, lv) for d in ("coherence", "consistency", "fluency", "relevance") for lv in LEVELS),
-    *(("Table 2", "Newsroom", d, lv) for d in ("coherence", "fluency", "informativeness", "relevance")
-      for lv in LEVELS),
-    ("Table 3", "TLDR", "pairwise", "accuracy"),
-    ("Table 4", "REALSumm", "SCU_presence", "accuracy"),
-    ("Table 5", "QAGS_CNN", "factuality", "accuracy"),
-    ("Table 5", "QAGS_XSUM", "factuality", "accuracy"),
-)
+# the paper's Tables 1-5 from the registry: a Likert dataset's dimensions (alphabetical)
+# at three levels, an accuracy dataset's one column
+_PAPER = [s for s in BUILTIN.values() if s.paper_table in ("Table 1", "Table 2", "Table 3", "Table 4", "Table 5")]
+TABLE_ORDER = tuple(dict.fromkeys(s.paper_table for s in _PAPER))
+SHORT = {t: ds[0].label for t in TABLE_ORDER if len(ds := [s for s in _PAPER if s.paper_table == t]) == 1}
+COLUMNS_28: tuple[tuple[str, str, str, str], ...] = tuple(
+    (s.paper_table, s.label, d, lv) for s in _PAPER
+    for d, lvs in ([(d, LEVELS) for d in sorted(s.dimensions)] or [(s.accuracy_dimension, ("accuracy",))])
+    for lv in lvs)
 CSV_COLUMNS = ["judge", "table", "dataset", "dimension", "level", "column", "unit", "value", "compared_with",
                "other_value", "margin", "margin_low", "margin_high", "margin_ci", "p_value", "significant",
                "paper_margin", "paper_strongest", "n", "n_groups", "near_constant", "status"]

@@ -6,8 +6,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-DATASET_LABELS = {"summeval": "SummEval", "newsroom": "Newsroom", "tldr": "TLDR", "realsumm": "REALSumm",
-                  "qags_cnn": "QAGS_CNN", "qags_xsum": "QAGS_XSUM"}
+from ..datasets import BUILTIN
+
+# how the tables name a dataset (the registry's label; a user's dataset: its name)
+DATASET_LABELS = {n: s.label for n, s in BUILTIN.items()}
 
 # the long form of published.csv first, then what this project adds
 COLUMNS = ["table", "dataset", "dimension", "level", "row", "value", "published", "diff",

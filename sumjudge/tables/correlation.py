@@ -18,12 +18,13 @@ import logging
 import numpy as np
 import pandas as pd
 
+from .. import datasets as _ds
 from ..stats.bootstrap import BootBoth, boot_both_levels, percentile_interval
 from ..stats.correction import adjust_table
 from ..stats.correlation import LEVELS, correlation_levels
 from ..stats.matrix import UNDEFINED_ROWS, likert_matrix
 from ..stats.permutation import paired_correlation_test
-from .common import COLUMNS, DATASET_LABELS, Row, finalize, mean_over_repeats, repeat_summary, strongest
+from .common import COLUMNS, Row, finalize, mean_over_repeats, repeat_summary, strongest
 from .inputs import JudgeRun, MetricTable
 from .published import attach_published
 from .rows import SCORE_METRICS, judge_row, labelled, metric_model, paper_judge_row
@@ -31,12 +32,16 @@ from .settings import TableSettings
 
 log = logging.getLogger(__name__)
 
-DIMENSIONS = {
-    "summeval": ("consistency", "relevance", "fluency", "coherence"),
-    "newsroom": ("coherence", "fluency", "informativeness", "relevance"),
-}
-LABELS = {"summeval": "SummEval", "newsroom": "Newsroom"}
-TABLES = {"summeval": "Table 1", "newsroom": "Table 2"}
+# A dataset (``dataset`` below) is a registry name or a DatasetSpec (sumjudge.datasets;
+# a user's dataset: its spec): its dimensions, label and table come from there.
+DIMENSIONS = {n: s.dimensions for n, s in _ds.BUILTIN.items() if s.table_kind == "correlation"}
+
+
+def table_name(spec: _ds.DatasetSpec) -> str:
+    """The ``table`` cell: the paper's table ("Table 1"), else the dataset's own table name."""
+    return spec.paper_table or spec.table or spec.name
+
+
 ROUGE_ROWS = {"rouge1": "ROUGE-1", "rouge2": "ROUGE-2", "rougeL": "ROUGE-L"}
 N_EXPERTS = 3
 EXPERT_SUBSET = "systems with per-expert scores"
@@ -46,7 +51,7 @@ EXPERT_SUBSET = "systems with per-expert scores"
 
 def metric_rows(tables: list[MetricTable], dataset: str) -> list[Row]:
     """One row per registered score column found in the metric tables, in the paper's order."""
-    dims = DIMENSIONS[dataset]
+    dims = _ds.get(dataset).dimensions
     found = {}
     for t in tables:
         for spec in SCORE_METRICS:
@@ -76,10 +81,11 @@ def judge_rows(runs: list[JudgeRun], dataset: str, variants: tuple[str, ...] | N
     ``weighted``: also a row ``<judge> [weighted]`` from the ``<dimension>_weighted``
     columns (G-Eval's probability-weighted score) where the judge table has them
     filled; it answers no published row."""
-    dims = list(DIMENSIONS[dataset])
+    spec = _ds.get(dataset)
+    dims = list(spec.dimensions)
     rows = []
     for run in runs:
-        if run.dataset != dataset or (variants is not None and run.variant not in variants):
+        if run.dataset != spec.name or (variants is not None and run.variant not in variants):
             continue
         data = [run.by_sample(s)[dims] for s in run.samples]
         model = ", ".join(run.model_ids) or None
@@ -96,7 +102,7 @@ def judge_rows(runs: list[JudgeRun], dataset: str, variants: tuple[str, ...] | N
 def annotator_rows(human: pd.DataFrame) -> list[Row]:
     """Table 6: each SummEval expert against the three-expert mean, on the
     summaries that have per-expert scores (12 of the 16 systems)."""
-    dims = DIMENSIONS["summeval"]
+    dims = _ds.BUILTIN["summeval"].dimensions
     have = human[[f"{d}_expert{k}" for d in dims for k in range(N_EXPERTS)]].notna().all(axis=1)
     units = pd.Index(human.loc[have, "unit_id"].astype(str))
     n_sys = human.loc[have, "system"].nunique()
@@ -134,7 +140,8 @@ def correlation_table(human: pd.DataFrame, rows: list[Row], dataset: str, table:
     ``compare``: ``"strongest"`` tests every judge row against the strongest
     metric row of each column (Tables 1, 2); ``"base"`` tests every prompt
     variant against the same judge's base prompt (Table 6)."""
-    dims = DIMENSIONS[dataset]
+    spec = _ds.get(dataset)
+    dims = spec.dimensions
     human = human.assign(unit_id=human["unit_id"].astype(str))
     unit_sets: dict[tuple, _UnitSet] = {}
     matrices: dict[tuple[str, str], np.ndarray] = {}   # (row, dim) -> repeat-mean matrix
@@ -172,7 +179,7 @@ def correlation_table(human: pd.DataFrame, rows: list[Row], dataset: str, table:
                 summary = repeat_summary(per_repeat[lv])
                 ci = percentile_interval(mean_over_repeats(boots[lv]), settings.confidence)
                 cells.append({
-                    "table": table, "dataset": DATASET_LABELS[dataset], "dimension": dim, "level": lv,
+                    "table": table, "dataset": spec.label, "dimension": dim, "level": lv,
                     "row": row.name, **summary, "boot_mean": ci.mean, "ci_low": ci.low, "ci_high": ci.high,
                     "n_groups": counts[lv].n_groups, "n_undefined": counts[lv].n_undefined,
                     "boot_n_undefined": boot_undefined if lv == "sample" else np.nan,
@@ -240,7 +247,7 @@ def _tests(df: pd.DataFrame, rows: list[Row], matrices, unit_sets, settings: Tab
 
 def order_rows(df: pd.DataFrame, dataset: str) -> pd.DataFrame:
     """Rows in first-appearance order, then dimensions and levels in the paper's order."""
-    dims = {d: i for i, d in enumerate(DIMENSIONS[dataset])}
+    dims = {d: i for i, d in enumerate(_ds.get(dataset).dimensions)}
     levels = {lv: i for i, lv in enumerate(LEVELS)}
     rows = {r: i for i, r in enumerate(dict.fromkeys(df["row"]))}
     key = df["row"].map(rows) * 100 + df["dimension"].map(dims) * 10 + df["level"].map(levels)
@@ -251,15 +258,16 @@ def correlation_rows(human: pd.DataFrame, scores: pd.DataFrame, rows: dict[str, 
                      method: str = "spearman", undefined: str = "zero") -> pd.DataFrame:
     """Point values only, for every (score column, dimension, level) of ``scores``
     (``unit_id`` plus the columns named in ``rows``: column -> printed name)."""
+    spec = _ds.get(dataset)
     merged = human.merge(scores, on="unit_id", how="inner", validate="one_to_one")
     if len(merged) != len(human):
-        raise ValueError(f"{dataset}: scores cover {len(merged)} of {len(human)} units")
+        raise ValueError(f"{spec.name}: scores cover {len(merged)} of {len(human)} units")
     out = []
     for column, row_name in rows.items():
-        for dim in DIMENSIONS[dataset]:
+        for dim in spec.dimensions:
             for level, res in correlation_levels(merged, column, dim, method=method,
                                                  undefined=undefined).items():
-                out.append({"table": TABLES[dataset], "dataset": LABELS[dataset], "dimension": dim,
+                out.append({"table": table_name(spec), "dataset": spec.label, "dimension": dim,
                             "level": level, "row": row_name, "value": res.value,
                             "n_groups": res.n_groups, "n_undefined": res.n_undefined})
     return pd.DataFrame(out)

@@ -19,6 +19,7 @@ import logging
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -70,6 +71,13 @@ class JudgeRun:
     frame: pd.DataFrame           # unit_id, sample, status, invalid_reason, reply, labels
     meta: dict = field(default_factory=dict)
     usage: dict | None = None
+    spec: Any = None              # its sumjudge.datasets.DatasetSpec (None: look the name up in the registry)
+
+    @property
+    def dataset_spec(self):
+        from ..datasets import get
+
+        return self.spec if self.spec is not None else get(self.dataset)
 
     @property
     def samples(self) -> list[int]:
@@ -97,7 +105,7 @@ class JudgeRun:
 
 
 def load_judge_run(path: str | Path, labels: tuple[str, ...] | str, repeats: int | None = None,
-                   units: pd.Index | None = None) -> JudgeRun:
+                   units: pd.Index | None = None, spec: Any = None) -> JudgeRun:
     """Read a judge table, keep the first ``repeats`` sample indices (all if None),
     and blank the ``labels`` columns of every reply that is not ``ok``.
 
@@ -162,7 +170,7 @@ def load_judge_run(path: str | Path, labels: tuple[str, ...] | str, repeats: int
     usage = json.loads(usage_path.read_text()) if usage_path.exists() else None
     meta = read_meta(path)
     _check_cached(path, df, meta)
-    return JudgeRun(judge, dataset, variant, str(path), out.reset_index(drop=True), meta, usage)
+    return JudgeRun(judge, dataset, variant, str(path), out.reset_index(drop=True), meta, usage, spec)
 
 
 def _check_cached(path: Path, df: pd.DataFrame, meta: dict) -> None:

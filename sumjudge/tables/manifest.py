@@ -200,13 +200,15 @@ def data_sources(config: dict[str, Any], raw_dir: str | Path = "results/raw",
     ``used``: the local paths the dataset tables were read from (their ``sources``
     metadata); a pinned file outside it gets ``used: false`` (this config does not read it)."""
     from ..data.sources import SOURCES
+    from ..datasets import BUILTIN
 
     datasets = set(config.get("datasets") or [])
+    folders = {BUILTIN[d].folder for d in datasets if d in BUILTIN}  # qags_cnn, qags_xsum: the "qags" files
     mirror = config.get("mirror")
     out = []
     for src in SOURCES:
-        if datasets and not any(d == src.dataset or d.startswith(src.dataset + "_") for d in datasets):
-            continue  # qags_cnn and qags_xsum come from the "qags" files
+        if datasets and src.dataset not in folders:
+            continue
         raw = Path(raw_dir) / src.local_path
         out.append({"dataset": src.dataset, "url": src.url, "repo": src.repo, "commit": src.commit,
                     "path": src.path, "mirror_path": str(Path(mirror) / src.local_path) if mirror else None,

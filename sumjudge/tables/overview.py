@@ -198,8 +198,10 @@ def render(tables: dict[str, pd.DataFrame], chart_svg: str, judge_vs_best: pd.Da
     from .caveats import table_caveats, table_context
 
     context = table_context(manifest.get("config") or {})
+    titles = {**TITLES, **{k: f"Your dataset {k} ({'accuracy' if _accuracy(df) else 'correlation at three levels'})"
+                           for k, df in tables.items() if k not in TITLES}}  # custom_datasets tables
     toc = [("caveats", "Caveats"), ("chart", "The 28-column view"), ("behaviour", "The judge's own answers")]
-    toc += [(k, t) for k, t in TITLES.items() if tables.get(k) is not None]
+    toc += [(k, t) for k, t in titles.items() if tables.get(k) is not None]
     toc += [("usage", "Requests, tokens and cost"), ("judges", "Judges"), ("prompts", "Prompt texts"),
             ("config", "Configuration")]
     parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>sumjudge tables</title>"
@@ -226,7 +228,7 @@ def render(tables: dict[str, pd.DataFrame], chart_svg: str, judge_vs_best: pd.Da
         from .behaviour import summary
 
         parts.append(plain_table(summary(behaviour)))
-    for key, title in TITLES.items():
+    for key, title in titles.items():
         df = tables.get(key)
         if df is None:
             continue
@@ -240,7 +242,7 @@ def render(tables: dict[str, pd.DataFrame], chart_svg: str, judge_vs_best: pd.Da
             parts.append(numeric_table(df[df["dimension"] == "invalid_rate"], 4, lower_better=True))
             parts.append(numeric_table(df[df["dimension"] != "invalid_rate"], 3, bold=False))
         else:
-            parts.append(numeric_table(df, 4 if key in ("table3", "table4", "table5") else 3))
+            parts.append(numeric_table(df, 4 if key in ("table3", "table4", "table5") or _accuracy(df) else 3))
     parts += ["<h2 id='usage'>Requests, tokens and cost</h2>", plain_table(usage)]
     judges = manifest.get("judges", {})
     rows = [{"judge": j, "served model ids": ", ".join(v.get("served_model_ids", [])),
@@ -265,6 +267,11 @@ def render(tables: dict[str, pd.DataFrame], chart_svg: str, judge_vs_best: pd.Da
               f"<pre>{_e(yaml.safe_dump(manifest.get('config', {}), sort_keys=False))}</pre>",
               "</body></html>"]
     return "\n".join(parts)
+
+
+def _accuracy(df: pd.DataFrame) -> bool:
+    """An accuracy table (level ``accuracy``), not a correlation table."""
+    return df is not None and "level" in df and len(df) > 0 and bool((df["level"] == "accuracy").all())
 
 
 def _reply_caveats(df: pd.DataFrame, context: dict) -> list[str]:

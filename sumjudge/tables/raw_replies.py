@@ -32,7 +32,7 @@ def replies_table(runs: list[JudgeRun]) -> pd.DataFrame:
     parts = []
     for run in runs:
         f = run.frame
-        dims = [d for d in dimensions(run.dataset) if d in f]
+        dims = [d for d in dimensions(run) if d in f]
         parsed = [("; ".join(f"{d}={_label_text(r[d])}" for d in dims) if len(dims) > 1
                    else _label_text(r[dims[0]]) if dims else "") for _, r in f.iterrows()]
         parts.append(pd.DataFrame({

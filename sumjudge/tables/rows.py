@@ -55,7 +55,7 @@ FACTUALITY_METRICS: dict[str, MetricColumn] = {
     "dae": MetricColumn("dae", "DAE", paper_models=("dae_w_syn",)),
     "factcc": MetricColumn("factcc", "FactCC", paper_models=("manueldeprada/FactCC",)),
 }
-FACTUALITY_PRED = {"realsumm": "scu_pred", "qags_cnn": "pred", "qags_xsum": "pred"}
+# (their prediction column is the protocol's: sumjudge.protocols, ``metric_prediction``)
 
 # Judge prompt variants: the suffix of the row name and of the paper's row.
 VARIANT_SUFFIX = {"base": "", "def": "+def", "def_ins": "+def+ins", "sys_prompt": "+sys_prompt"}

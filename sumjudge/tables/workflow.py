@@ -5,14 +5,27 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import Mapping
 
+from ..datasets import BUILTIN, DatasetSpec
 from .inputs import parse_judge_path, parse_metric_path
 
-CORRELATION_TABLES = {"table1": "summeval", "table2": "newsroom"}
-ACCURACY_TABLES = {"table3": ["tldr"], "table4": ["realsumm"], "table5": ["qags_cnn", "qags_xsum"]}
+
+def tables_of(specs: Mapping[str, DatasetSpec], kind: str) -> dict[str, list[str]]:
+    """Result table -> its datasets, of one table kind (``correlation`` | ``accuracy``):
+    the registry's ``table`` of each dataset (a user's dataset: its own name)."""
+    out: dict[str, list[str]] = {}
+    for name, spec in specs.items():
+        if spec.table and spec.table_kind == kind:
+            out.setdefault(spec.table, []).append(name)
+    return out
+
+
+CORRELATION_TABLES = {t: ds[0] for t, ds in tables_of(BUILTIN, "correlation").items()}
+ACCURACY_TABLES = tables_of(BUILTIN, "accuracy")
 TABLE_DATASETS = {**{t: [d] for t, d in CORRELATION_TABLES.items()}, **ACCURACY_TABLES, "table6": ["summeval"]}
 REPLY_TABLES = ["table7", "table8", "table9"]
-CHART_TABLES = ["table1", "table2", "table3", "table4", "table5"]
+CHART_TABLES = list(CORRELATION_TABLES) + list(ACCURACY_TABLES)
 
 
 def numbered_tables(datasets: list[str]) -> list[str]:
@@ -21,7 +34,14 @@ def numbered_tables(datasets: list[str]) -> list[str]:
 
 
 def table_datasets(table: str, datasets: list[str]) -> list[str]:
-    return [d for d in TABLE_DATASETS[table] if d in datasets]
+    """The datasets of a numbered table among ``datasets``; a user's table (named as its
+    dataset): that dataset."""
+    return [d for d in TABLE_DATASETS.get(table, [table]) if d in datasets]
+
+
+def custom_tables(specs: Mapping[str, DatasetSpec], kind: str) -> list[str]:
+    """The result tables of a user's datasets (results/tables/<name>.csv) of one kind."""
+    return [n for n, s in specs.items() if s.custom and s.table_kind == kind]
 
 
 def judge_files(judge_outputs: list[str], datasets=None, variants=None) -> list[str]:

@@ -10,7 +10,6 @@
 import re as _re
 
 from sumjudge.judge import targets as _jt
-from sumjudge.judge.protocols import DATASET_PROTOCOL
 from sumjudge.judge.spec import JudgeConfigError, judge_resources, judge_specs, resource_name
 
 try:
@@ -27,7 +26,9 @@ if [j for j in JUDGE_RUN if j not in JUDGES]:
 
 JUDGE_DATASETS = [d for d in JUDGE_CFG["datasets"] if d in DATASETS]
 JUDGE_PROMPT_DIR = _jt.prompt_dir(JUDGE_CFG, workflow.basedir)
-JUDGE_OUTPUTS = _jt.outputs(RESULTS, JUDGE_RUN, JUDGE_DATASETS, JUDGE_CFG)
+# a user's datasets (custom_datasets) are judged by every judge in judge.run, base prompt
+JUDGE_OUTPUTS = _jt.outputs(RESULTS, JUDGE_RUN, [DATASET_SPECS[d] for d in JUDGE_DATASETS + CUSTOM_DATASETS],
+                            JUDGE_CFG)
 
 # No `envvars:` here: it made Snakemake refuse to start (even `snakemake -n`, even with
 # every reply cached) without the judges' keys. A judge job asks for its key only when
@@ -51,7 +52,7 @@ rule judge:
     """Ask one judge about every unit of one dataset with one prompt variant."""
     input:
         data=dataset_table("{dataset}"),
-        prompt=lambda wc: _jt.prompt_path(JUDGE_PROMPT_DIR, wc.dataset, wc.variant),
+        prompt=lambda wc: _jt.prompt_path(JUDGE_PROMPT_DIR, DATASET_SPECS[wc.dataset], wc.variant),
     output:
         table=_jt.output(RESULTS, "{judge}", "{dataset}", "{variant}"),
         usage=_jt.output(RESULTS, "{judge}", "{dataset}", "{variant}", "usage.json"),
@@ -70,8 +71,9 @@ rule judge:
            for _r, _c in JUDGE_RESOURCES.items()},
     wildcard_constraints:
         judge="|".join(_re.escape(j) for j in JUDGES) or "(?!)",
-        dataset="|".join(DATASET_PROTOCOL),
-        variant="base|def_ins|def|sys_prompt",
+        dataset=dataset_constraint(),
+        variant=_ds.alternation(sorted({v for s in DATASET_SPECS.values() for v in s.variants}, key=len,
+                                       reverse=True)),
     conda:
         "../../envs/judge.yaml"
     script:

@@ -11,9 +11,11 @@ import sys as _sys
 from sumjudge.tables.caveats import table_context
 from sumjudge.tables.settings import TableSettings
 from sumjudge.tables.workflow import (
+    ACCURACY_TABLES,
     CHART_TABLES,
     CORRELATION_TABLES,
     config_digest,
+    custom_tables,
     judge_files,
     metric_files,
     numbered_tables,
@@ -35,11 +37,16 @@ if _argv and _argv[0].endswith(_os.path.join("snakemake", "__main__.py")):  # `p
 _os.environ.setdefault("SUMJUDGE_COMMAND", _shlex.join(_argv))
 _os.environ.setdefault("SUMJUDGE_CONFIGFILES", _json.dumps([_os.path.abspath(f) for f in workflow.configfiles]))
 TABLES_DIR = f"{RESULTS}/tables"
+# a user's dataset (custom_datasets) has its own table, results/tables/<name>.csv/.tex, of its protocol's kind
+CUSTOM_CORRELATION = custom_tables(DATASET_SPECS, "correlation")
+CUSTOM_ACCURACY = custom_tables(DATASET_SPECS, "accuracy")
 TABLE_CSVS = [f"{TABLES_DIR}/{t}.csv" for t in numbered_tables(DATASETS)]
+CUSTOM_CSVS = [f"{TABLES_DIR}/{t}.csv" for t in CUSTOM_CORRELATION + CUSTOM_ACCURACY]
 CHART_CSVS = [f"{TABLES_DIR}/{t}.csv" for t in numbered_tables(DATASETS) if t in CHART_TABLES]
 
 TABLE_OUTPUTS = [
-    f"{TABLES_DIR}/{t}.{ext}" for t in numbered_tables(DATASETS) for ext in ("csv", "tex")
+    f"{TABLES_DIR}/{t}.{ext}" for t in numbered_tables(DATASETS) + CUSTOM_CORRELATION + CUSTOM_ACCURACY
+    for ext in ("csv", "tex")
 ] + [
     f"{TABLES_DIR}/usage.csv",
     f"{TABLES_DIR}/published_vs_reproduced.csv",
@@ -62,12 +69,13 @@ _table_report = lambda path, table, fmt: report(  # noqa: E731
 
 
 rule correlation_table:
-    """Tables 1 (SummEval) and 2 (Newsroom): Spearman at sample, system, dataset level,
-    every metric and every judge, with boot-both intervals and permutation tests."""
+    """Tables 1 (SummEval) and 2 (Newsroom), and a user's Likert dataset's table: Spearman
+    at sample, system, dataset level, every metric and every judge, with boot-both
+    intervals and permutation tests."""
     input:
-        data=lambda wc: dataset_table(CORRELATION_TABLES[wc.table]),
-        metrics=lambda wc: metric_files(METRIC_OUTPUTS, [CORRELATION_TABLES[wc.table]]),
-        judges=lambda wc: judge_files(JUDGE_OUTPUTS, [CORRELATION_TABLES[wc.table]], ["base"]),
+        data=lambda wc: dataset_table(table_datasets(wc.table, ALL_DATASETS)[0]),
+        metrics=lambda wc: metric_files(METRIC_OUTPUTS, table_datasets(wc.table, ALL_DATASETS)),
+        judges=lambda wc: judge_files(JUDGE_OUTPUTS, table_datasets(wc.table, ALL_DATASETS), ["base"]),
     output:
         csv=report(f"{TABLES_DIR}/{{table}}.csv", caption="../report/table.rst", category="Tables",
                    subcategory="{table}", labels={"table": "{table}", "format": "CSV"}),
@@ -79,7 +87,7 @@ rule correlation_table:
         settings=TABLE_SETTINGS,
         context=TABLE_CONTEXT,
     wildcard_constraints:
-        table="table1|table2",
+        table=_ds.alternation(list(CORRELATION_TABLES) + CUSTOM_CORRELATION),
     conda:
         "../../envs/tables.yaml"
     script:
@@ -87,12 +95,13 @@ rule correlation_table:
 
 
 rule accuracy_table:
-    """Tables 3 (TLDR), 4 (REALSumm), 5 (QAGS): accuracy with cluster-bootstrap
-    intervals and the exact paired permutation test."""
+    """Tables 3 (TLDR), 4 (REALSumm), 5 (QAGS), and a user's pairwise, Pyramid or binary
+    dataset's table: accuracy with cluster-bootstrap intervals and the exact paired
+    permutation test."""
     input:
-        data=lambda wc: [dataset_table(d) for d in table_datasets(wc.table, DATASETS)],
-        metrics=lambda wc: metric_files(METRIC_OUTPUTS, table_datasets(wc.table, DATASETS)),
-        judges=lambda wc: judge_files(JUDGE_OUTPUTS, table_datasets(wc.table, DATASETS), ["base"]),
+        data=lambda wc: [dataset_table(d) for d in table_datasets(wc.table, ALL_DATASETS)],
+        metrics=lambda wc: metric_files(METRIC_OUTPUTS, table_datasets(wc.table, ALL_DATASETS)),
+        judges=lambda wc: judge_files(JUDGE_OUTPUTS, table_datasets(wc.table, ALL_DATASETS), ["base"]),
     output:
         csv=report(f"{TABLES_DIR}/{{table}}.csv", caption="../report/table.rst", category="Tables",
                    subcategory="{table}", labels={"table": "{table}", "format": "CSV"}),
@@ -101,11 +110,11 @@ rule accuracy_table:
     log:
         "logs/tables/{table}.log",
     params:
-        datasets=lambda wc: table_datasets(wc.table, DATASETS),
+        datasets=lambda wc: table_datasets(wc.table, ALL_DATASETS),
         settings=TABLE_SETTINGS,
         context=TABLE_CONTEXT,
     wildcard_constraints:
-        table="table3|table4|table5",
+        table=_ds.alternation(list(ACCURACY_TABLES) + CUSTOM_ACCURACY),
     conda:
         "../../envs/tables.yaml"
     script:
@@ -135,7 +144,7 @@ rule reply_tables:
     """Tables 7 (explanations), 8 (invalid replies), 9 (invalid rates, fluency vs
     coherence) and the usage/cost table, from every judge output."""
     input:
-        data=[dataset_table(d) for d in DATASETS],
+        data=[dataset_table(d) for d in ALL_DATASETS],
         judges=judge_files(JUDGE_OUTPUTS),
     output:
         t7=_table_report(f"{TABLES_DIR}/table7.csv", "table7", "CSV"),
@@ -149,7 +158,7 @@ rule reply_tables:
     log:
         "logs/tables/replies.log",
     params:
-        datasets=DATASETS,
+        datasets=ALL_DATASETS,
         settings=TABLE_SETTINGS,
         context=TABLE_CONTEXT,
     conda:
@@ -163,7 +172,7 @@ rule judge_behaviour:
     against the human gold, modal share and the near-constant flag; plus every
     raw reply as CSV and as a browsable HTML page."""
     input:
-        data=[dataset_table(d) for d in DATASETS],
+        data=[dataset_table(d) for d in ALL_DATASETS],
         judges=judge_files(JUDGE_OUTPUTS),
     output:
         csv=report(f"{TABLES_DIR}/judge_behaviour.csv", caption="../report/behaviour.rst", category="Judges",
@@ -177,7 +186,7 @@ rule judge_behaviour:
     log:
         "logs/tables/judge_behaviour.log",
     params:
-        datasets=DATASETS,
+        datasets=ALL_DATASETS,
         settings=TABLE_SETTINGS,
     conda:
         "../../envs/tables.yaml"
@@ -222,7 +231,7 @@ rule judge_chart:
 rule manifest:
     """results/manifest.json: config, code version, prompt hashes, judge and metric models."""
     input:
-        data=[dataset_table(d) for d in DATASETS],
+        data=[dataset_table(d) for d in ALL_DATASETS],
         metrics=METRIC_OUTPUTS,
         judges=judge_files(JUDGE_OUTPUTS),
         prompts=prompt_files(workflow.basedir),
@@ -246,7 +255,7 @@ rule manifest:
 rule overview:
     """One self-contained HTML page: chart, every table, invalid rates, cost, prompts, config."""
     input:
-        tables=TABLE_CSVS,
+        tables=TABLE_CSVS + CUSTOM_CSVS,
         usage=f"{TABLES_DIR}/usage.csv",
         chart=f"{TABLES_DIR}/judge_vs_best.svg",
         chart_csv=f"{TABLES_DIR}/judge_vs_best.csv",
