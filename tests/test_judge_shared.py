@@ -17,9 +17,9 @@ from sumjudge.judge import cache as cache_mod
 from sumjudge.judge.cache import ResponseCache, make_entry, request_key
 from sumjudge.judge.client import FatalJudgeError
 from sumjudge.judge.embedded import EMBEDDED_MODELS, EmbeddedError
-from sumjudge.judge.prompts import load_template, prompt_hash, unit_fields
+from sumjudge.judge.prompts import load_template
 from sumjudge.judge.run import judge_dataset, plan_requests
-from sumjudge.judge.spec import (JudgeConfigError, judge_spec, normalise_base_url, request_params,
+from sumjudge.judge.spec import (JudgeConfigError, judge_spec, normalise_base_url,
                                  server_identity)
 from sumjudge.judge.testing import FakeOpenAIServer
 

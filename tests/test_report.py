@@ -2,7 +2,6 @@
 data, with ROUGE and a synthetic judge ('stub', 2 samples per unit) whose outputs
 are written in the judge stage's contract before the table rules run."""
 import base64
-import os
 import re
 import subprocess
 import sys

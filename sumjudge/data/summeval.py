@@ -59,7 +59,7 @@ def prepare(pickle_path: str | Path, annotation_files: list[str | Path]) -> pd.D
             rows.append(row)
     df = pd.DataFrame(rows)
     # The per-expert file and the pickle are independent releases: check they agree.
-    have = df[f"consistency_expert0"].notna()
+    have = df["consistency_expert0"].notna()
     for dim in DIMENSIONS:
         mean = df.loc[have, [f"{dim}_expert{k}" for k in range(N_EXPERTS)]].mean(axis=1)
         bad = (mean - df.loc[have, dim]).abs() > 1e-6

@@ -50,7 +50,7 @@ from ..io import tmp_beside
 from .cache import ResponseCache, make_entry
 from .client import (FATAL, PER_UNIT, TRANSIENT, FatalJudgeError, Request, RequestLayer, Result, Stats,
                      classify, classify_status, error_fields, invalid_request_message, request_body, scrub,
-                     _completion_dict, _error_text)
+                     split_cached, _completion_dict, _error_text)
 from .spec import cost_usd
 
 log = logging.getLogger(__name__)
@@ -131,20 +131,7 @@ class BatchRunner:
     # -- public
 
     def run(self, requests: list[Request]) -> list[Result]:
-        self.stats.total = len(requests)
-        results: dict[str, Result] = {}
-        todo: dict[str, Request] = {}
-        duplicates: list[Request] = []
-        for req in requests:
-            entry = self.cache.get(req.key)
-            if entry is not None:
-                results[req.key] = Result(req.key, entry, cached=True)
-                self.stats.cache_hits += 1
-                self._notify(results[req.key])
-            elif req.key in todo:
-                duplicates.append(req)
-            else:
-                todo[req.key] = req
+        results, todo, duplicates = split_cached(requests, self.cache, self.stats, self._notify)
         if todo:
             client = openai.OpenAI(base_url=self.base_url, api_key=self._api_key,
                                    max_retries=int(self.spec["max_retries"]), timeout=float(self.spec["timeout_s"]))

@@ -376,6 +376,27 @@ class Pacer:
                 self.budget -= min(float(tokens), self.tpm)
 
 
+def split_cached(requests: list[Request], cache: ResponseCache, stats: Stats,
+                 notify: Callable[[Result], None]) -> tuple[dict[str, Result], dict[str, Request], list[Request]]:
+    """Answer what the cache holds (counted and reported at once); the rest, each key
+    once, in order, and the requests that repeat a key (answered with its result later)."""
+    stats.total = len(requests)
+    results: dict[str, Result] = {}
+    todo: dict[str, Request] = {}
+    duplicates: list[Request] = []
+    for req in requests:
+        entry = cache.get(req.key)
+        if entry is not None:
+            results[req.key] = Result(req.key, entry, cached=True)
+            stats.cache_hits += 1
+            notify(results[req.key])
+        elif req.key in todo:  # identical requests (same key) are sent once
+            duplicates.append(req)
+        else:
+            todo[req.key] = req
+    return results, todo, duplicates
+
+
 class RequestLayer:
     """Send :class:`Request` s for one judge; return one :class:`Result` per request."""
 
@@ -399,22 +420,8 @@ class RequestLayer:
         return asyncio.run(self.run_async(requests))
 
     async def run_async(self, requests: list[Request]) -> list[Result]:
-        self.stats.total = len(requests)
-        results: dict[str, Result] = {}
-        todo: list[Request] = []
-        duplicates: list[Request] = []
-        queued: set[str] = set()
-        for req in requests:
-            entry = self.cache.get(req.key)
-            if entry is not None:
-                results[req.key] = Result(req.key, entry, cached=True)
-                self.stats.cache_hits += 1
-                self._notify(results[req.key])
-            elif req.key in queued:  # identical requests (same key) are sent once
-                duplicates.append(req)
-            else:
-                queued.add(req.key)
-                todo.append(req)
+        results, queued, duplicates = split_cached(requests, self.cache, self.stats, self._notify)
+        todo = list(queued.values())
         if todo:
             client = openai.AsyncOpenAI(base_url=self.base_url, api_key=self._api_key, max_retries=0,
                                         timeout=float(self.spec["timeout_s"]))

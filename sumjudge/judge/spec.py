@@ -73,6 +73,15 @@ class JudgeConfigError(ValueError):
     """A judge's settings cannot work."""
 
 
+def _with_defaults(key: str, defaults: dict[str, Any], given: dict[str, Any] | None) -> dict[str, Any]:
+    """A settings block ``given`` (config key ``key``) over its ``defaults``; unknown names are an error."""
+    unknown = set(given or {}) - set(defaults)
+    if unknown:
+        raise JudgeConfigError(f"config key {key}: unknown setting(s) {', '.join(sorted(unknown))}; "
+                               f"allowed: {', '.join(sorted(defaults))}")
+    return {**defaults, **(given or {})}
+
+
 def judge_spec(name: str, settings: dict[str, Any] | None) -> dict[str, Any]:
     """Settings of judge ``name`` with every default filled in (a plain dict)."""
     if not NAME_PATTERN.match(name):
@@ -93,13 +102,7 @@ def judge_spec(name: str, settings: dict[str, Any] | None) -> dict[str, Any]:
                                    f"model; allowed values: {', '.join(EMBEDDED_MODELS)}")
         if spec["base_url"]:
             raise JudgeConfigError(f"config key judges.{name}: set either base_url or embedded, not both")
-        server = dict(EMBEDDED_SERVER_DEFAULTS)
-        unknown = set(spec["server"] or {}) - set(server)
-        if unknown:
-            raise JudgeConfigError(f"config key judges.{name}.server: unknown setting(s) "
-                                   f"{', '.join(sorted(unknown))}; allowed: {', '.join(sorted(server))}")
-        server.update(spec["server"] or {})
-        spec["server"] = server
+        server = spec["server"] = _with_defaults(f"judges.{name}.server", EMBEDDED_SERVER_DEFAULTS, spec["server"])
         if spec["top_logprobs"] and not server["logits_all"]:
             raise JudgeConfigError(f"config key judges.{name}.top_logprobs needs "
                                    f"judges.{name}.server.logits_all: true (llama.cpp computes no logprobs without it)")
@@ -113,12 +116,7 @@ def judge_spec(name: str, settings: dict[str, Any] | None) -> dict[str, Any]:
                                f"judges.{name}.max_tokens: null)")
     if spec["mode"] not in MODES:
         raise JudgeConfigError(f"config key judges.{name}.mode: {spec['mode']!r}; allowed values: {', '.join(MODES)}")
-    batch = dict(BATCH_DEFAULTS)
-    unknown = set(spec["batch"] or {}) - set(batch)
-    if unknown:
-        raise JudgeConfigError(f"config key judges.{name}.batch: unknown setting(s) {', '.join(sorted(unknown))}; "
-                               f"allowed: {', '.join(sorted(batch))}")
-    batch.update(spec["batch"] or {})
+    batch = _with_defaults(f"judges.{name}.batch", BATCH_DEFAULTS, spec["batch"])
     if batch["fallback"] not in FALLBACKS:
         raise JudgeConfigError(f"config key judges.{name}.batch.fallback: {batch['fallback']!r}; allowed values: "
                                f"{', '.join(FALLBACKS)}")
