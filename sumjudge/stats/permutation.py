@@ -86,16 +86,23 @@ def paired_permutation_test(a, b, statistic: Callable[[np.ndarray, np.ndarray], 
         raise ValueError(f"expected two equal 1-d arrays, got {a.shape} and {b.shape}")
     observed = {k: float(np.asarray(v).reshape(-1)[0]) for k, v in statistic(a[None], b[None]).items()}
     masks, exact = swap_patterns(a.size, n_resamples, seed)
-    nulls: dict[str, list[np.ndarray]] = {k: [] for k in observed}
+    nulls = null_distributions(statistic, a, b, masks, list(observed))
+    return {k: PermutationResult(obs, p_from_null(obs, nulls[k], exact), masks.shape[0], exact, a.size)
+            for k, obs in observed.items()}
+
+
+def null_distributions(statistic: Callable, a: np.ndarray, b: np.ndarray, masks: np.ndarray,
+                       keys: list[str]) -> dict[str, np.ndarray]:
+    """``statistic`` under every swap pattern in ``masks`` (True: swap a and b there),
+    in chunks of about 2M cells so memory stays bounded; one array per key."""
+    nulls: dict[str, list[np.ndarray]] = {k: [] for k in keys}
     step = max(1, 2_000_000 // max(1, a.size))
     for i in range(0, masks.shape[0], step):
         m = masks[i:i + step]
         res = statistic(np.where(m, b, a), np.where(m, a, b))
-        for k in observed:
+        for k in keys:
             nulls[k].append(np.asarray(res[k], dtype=float))
-    return {k: PermutationResult(obs, p_from_null(obs, np.concatenate(nulls[k]), exact), masks.shape[0],
-                                 exact, a.size)
-            for k, obs in observed.items()}
+    return {k: np.concatenate(v) for k, v in nulls.items()}
 
 
 def sign_test_p(n_plus: int, n_minus: int) -> float:
@@ -235,15 +242,8 @@ def paired_correlation_test(x, z, y, n_resamples: int = 1000, seed: int = 0, met
     for sch in dict.fromkeys(schemes.values()):
         levels = [lv for lv in LEVELS if schemes[lv] == sch]
         masks, exact = cell_swap_masks(cells, sch, n_resamples, seed)
-        nulls: dict[str, list[np.ndarray]] = {lv: [] for lv in levels}
-        step = max(1, 2_000_000 // max(1, a.size))
-        for i in range(0, masks.shape[0], step):
-            m = masks[i:i + step]
-            res = statistic(np.where(m, b, a), np.where(m, a, b))
-            for lv in levels:
-                nulls[lv].append(np.asarray(res[lv], dtype=float))
+        nulls = null_distributions(statistic, a, b, masks, levels)
         for lv in levels:
             obs = float(np.asarray(observed[lv]).reshape(-1)[0])
-            out[lv] = PermutationResult(obs, p_from_null(obs, np.concatenate(nulls[lv]), exact),
-                                        masks.shape[0], exact, a.size)
+            out[lv] = PermutationResult(obs, p_from_null(obs, nulls[lv], exact), masks.shape[0], exact, a.size)
     return {lv: out[lv] for lv in LEVELS}
