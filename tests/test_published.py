@@ -17,15 +17,19 @@ def test_copy_matches_the_shared_paper_file():
 
 def test_published_counts():
     pub = load_published()
-    assert len(pub) == 200
+    assert len(pub) == 344
     assert (pub["table"] == "Table 1").sum() == 144  # 12 rows x 4 dimensions x 3 levels
+    assert (pub["table"] == "Table 2").sum() == 144  # the same 12 rows for Newsroom
 
 
 def test_attach_published_diff():
     ours = pd.DataFrame([{"table": "Table 1", "dataset": "SummEval", "dimension": "consistency",
                           "level": "system", "row": "ROUGE-1", "value": 0.75},
                          {"table": "Table 2", "dataset": "Newsroom", "dimension": "fluency",
-                          "level": "system", "row": "ROUGE-1", "value": 0.3}])
+                          "level": "system", "row": "ROUGE-1", "value": 0.3},
+                         {"table": "Table 3", "dataset": "TLDR", "dimension": "overall",
+                          "level": "pair", "row": "no such row", "value": 0.5}])
     out = attach_published(ours)
     assert out.loc[0, "published"] == 0.744 and out.loc[0, "diff"] == pytest.approx(0.006)
-    assert pd.isna(out.loc[1, "published"]) and pd.isna(out.loc[1, "diff"])
+    assert out.loc[1, "published"] == 0.429 and out.loc[1, "diff"] == pytest.approx(-0.129)
+    assert pd.isna(out.loc[2, "published"]) and pd.isna(out.loc[2, "diff"])
