@@ -135,7 +135,8 @@ BUILTIN: dict[str, DatasetSpec] = {s.name: s for s in (
         folder="summeval", reader="sumjudge.data.summeval:prepare",
         sources=(SourceRole("pickle_path", "summeval/neulab+BARTScore/SUM/SummEval/data.pkl"),
                  SourceRole("annotation_files", "summeval/DAMO-NLP-SG+LLM_summeval/model_output_annotations/"
-                                                "*_outputs_annotations.jsonl", many=True)),
+                                                "*_outputs_annotations.jsonl", many=True),
+                 SourceRole("experts_path", "summeval/nitaytech+AltTest/data/summeval/human_annotations.json")),
         reference_column="references",
         gold_columns=("consistency", "relevance", "fluency", "coherence"),
         dimensions=("consistency", "relevance", "fluency", "coherence"),

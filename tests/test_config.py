@@ -25,7 +25,7 @@ def test_default_config_is_valid(config):
 def test_unknown_key(config):
     config["rouge"]["stemmer"] = True
     with pytest.raises(ConfigError, match=r"'rouge.stemmer' is not allowed here; allowed keys: "
-                                          r"datasets, implementation, stemming"):
+                                          r"datasets, implementation, input_format, multi_reference, sentences, stemming"):
         validate(config, SCHEMA)
 
 

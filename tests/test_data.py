@@ -1,6 +1,7 @@
 """Prepared datasets: the counts PROVENANCE.md verified, labels that reproduce
 published scores, and clear errors for damaged files."""
 import json
+import re
 import shutil
 
 import numpy as np
@@ -10,21 +11,30 @@ from sumjudge.data import newsroom, qags, realsumm, summeval, tldr
 from sumjudge.data.readers import DataError, read_pickle
 
 SE_PKL = "summeval/neulab+BARTScore/SUM/SummEval/data.pkl"
+SE_ALT = "summeval/nitaytech+AltTest/data/summeval/human_annotations.json"
+SE_DAMO = "summeval/DAMO-NLP-SG+LLM_summeval/model_output_annotations/M8_outputs_annotations.jsonl"
 RS_PKL = "realsumm/neulab+BARTScore/SUM/REALSumm/data.pkl"
 
 
-def test_summeval(prepared):
+def test_summeval(prepared, mirror):
     df = prepared("summeval")
     assert len(df) == 1600 and df["unit_id"].is_unique
     assert df["doc_id"].nunique() == 100 and df["system"].nunique() == 16
     assert df["references"].map(len).eq(11).all()
-    have = df["consistency_expert0"].notna()
-    assert have.sum() == 1200
-    assert sorted(df.loc[~have, "system"].unique()) == ["M0", "M1", "M2", "M5"]
-    # the mean columns are the expert means where experts exist
+    # every expert's score for all 1600 summaries (AltTest), the extractive systems included
+    experts = [f"{dim}_expert{k}" for dim in summeval.DIMENSIONS for k in range(3)]
+    assert df[experts].notna().all(axis=None)
+    alt = json.loads((mirror / SE_ALT).read_text())
+    for _, row in df[df["system"].isin(["M0", "M5", "M23"])].head(40).iterrows():
+        for k in range(3):
+            assert row[f"relevance_expert{k}"] == alt[f"e{k}"][f"{row.doc_id}__{row.system}__relevance"]
+    # the mean columns are the expert means (BARTScore's pickle), for all 16 systems
     for dim in summeval.DIMENSIONS:
-        mean = df.loc[have, [f"{dim}_expert{k}" for k in range(3)]].mean(axis=1)
-        np.testing.assert_allclose(mean, df.loc[have, dim])
+        np.testing.assert_allclose(df[[f"{dim}_expert{k}" for k in range(3)]].mean(axis=1), df[dim])
+    # the 5 crowd scores come from the DAMO files: the 12 abstractive systems only
+    have = df["coherence_turker0"].notna()
+    assert have.sum() == 1200 and sorted(df.loc[~have, "system"].unique()) == ["M0", "M1", "M2", "M5"]
+    assert df.loc[have, [f"{d}_turker{k}" for d in summeval.DIMENSIONS for k in range(5)]].notna().all(axis=None)
 
 
 def test_newsroom(prepared):
@@ -136,13 +146,35 @@ def test_pickle_with_code_is_refused(tmp_path):
         read_pickle(bad)
 
 
-def test_summeval_rejects_files_that_do_not_belong_together(mirror, tmp_path):
-    src = mirror / "summeval/DAMO-NLP-SG+LLM_summeval/model_output_annotations/M8_outputs_annotations.jsonl"
-    lines = src.read_text().splitlines()
+def test_summeval_stops_when_the_two_expert_sources_disagree(mirror, tmp_path):
+    lines = (mirror / SE_DAMO).read_text().splitlines()
     rec = json.loads(lines[0])
     rec["expert_annotations"][0]["fluency"] = 1 if rec["expert_annotations"][0]["fluency"] != 1 else 5
     lines[0] = json.dumps(rec)
     bad = tmp_path / "M8_outputs_annotations.jsonl"
     bad.write_text("\n".join(lines) + "\n")
-    with pytest.raises(DataError, match=r"mean of expert fluency scores .* differs"):
-        summeval.prepare(mirror / SE_PKL, [bad])
+    with pytest.raises(DataError, match=re.escape(f"{mirror / SE_ALT} and {bad}, line 1 disagree on the expert scores "
+                                                  f"of document {rec['id']}, system M8, fluency")):
+        summeval.prepare(mirror / SE_PKL, [bad], mirror / SE_ALT)
+
+
+def test_summeval_stops_when_experts_do_not_average_to_the_pickle(mirror, tmp_path):
+    alt = json.loads((mirror / SE_ALT).read_text())
+    key = next(k for k in alt["e1"] if "__M1__" in k and k.endswith("__coherence"))   # an extractive system
+    alt["e1"][key] = 1 if alt["e1"][key] != 1 else 5
+    bad = tmp_path / "human_annotations.json"
+    bad.write_text(json.dumps(alt))
+    doc = key.split("__")[0]
+    with pytest.raises(DataError, match=rf"{re.escape(str(bad))} and .*data.pkl disagree on document {doc}, system M1, "
+                                        r"coherence: the experts' scores .* do not belong together"):
+        summeval.prepare(mirror / SE_PKL, [mirror / SE_DAMO], bad)
+
+
+def test_summeval_stops_on_a_missing_expert_score(mirror, tmp_path):
+    alt = json.loads((mirror / SE_ALT).read_text())
+    key = next(k for k in alt["e2"] if "__M5__" in k)
+    del alt["e2"][key]
+    bad = tmp_path / "human_annotations.json"
+    bad.write_text(json.dumps(alt))
+    with pytest.raises(DataError, match=rf"{re.escape(str(bad))}: no score of every expert for document .*, system M5"):
+        summeval.prepare(mirror / SE_PKL, [mirror / SE_DAMO], bad)

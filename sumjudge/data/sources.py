@@ -64,6 +64,10 @@ SOURCES: tuple[Source, ...] = (
     Source("summeval", "DAMO-NLP-SG/LLM_summeval", "bd7dde15817a88940c17574973ff03e750356daa",
            "model_output_annotations/M9_outputs_annotations.jsonl",
            "d535fd61bc458e738d4bbeeb9b99306e6c5305f8895bd7d9e7cc919d4092b1ff"),
+    # the three experts' scores for all 16 systems (the 4 extractive ones included)
+    Source("summeval", "nitaytech/AltTest", "18428b1f4f34ac61c4978bc180263b90111e7337",
+           "data/summeval/human_annotations.json",
+           "2e641f502678ea8c7344ed137bca58a12525bfcf69bc068e580b236ce2b17519"),
     Source("summeval", "neulab/BARTScore", "248f511cb34ae3753fc81f7d7a945de5bfe33458",
            "SUM/SummEval/data.pkl",
            "008f1639a3352f0248cac88b74ff431c27287a027a888902ef425a26005f0acf"),

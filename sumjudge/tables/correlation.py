@@ -101,7 +101,7 @@ def judge_rows(runs: list[JudgeRun], dataset: str, variants: tuple[str, ...] | N
 
 def annotator_rows(human: pd.DataFrame) -> list[Row]:
     """Table 6: each SummEval expert against the three-expert mean, on the
-    summaries that have per-expert scores (12 of the 16 systems)."""
+    summaries that have per-expert scores (all 16 systems with the default sources)."""
     dims = _ds.BUILTIN["summeval"].dimensions
     have = human[[f"{d}_expert{k}" for d in dims for k in range(N_EXPERTS)]].notna().all(axis=1)
     units = pd.Index(human.loc[have, "unit_id"].astype(str))

@@ -31,7 +31,7 @@ div.wide{overflow-x:auto;max-width:100%} td.row{min-width:11em;max-width:16em}
 NOTES = {
     "table3": '"BARTScore" is BERTScore: the paper prints it so in Table 3; the name is kept so its value attaches.',
     "table6": "Annotator rows: each expert against the three-expert mean, on the summaries with per-expert "
-              "scores (12 of 16 systems). Judge rows: all summaries; prompt variants tested against the base prompt.",
+              "scores (all 16 systems). Judge rows: all summaries; prompt variants tested against the base prompt.",
     "table9": "Invalid rate = invalid / (ok + invalid) replies; replies that never arrived (api_error) are "
               "counted apart. Below: dataset-level Spearman between the judge's own fluency and coherence.",
 }

@@ -49,10 +49,13 @@ def published_vs_reproduced(tables: list[pd.DataFrame], published: pd.DataFrame 
     """Every published cell beside every reproduced row that answers it.
 
     A cell no table reproduces is kept with an empty ``reproduced_row``; a cell
-    answered by several rows (several judges) appears once per row."""
+    answered by several rows (several judges) appears once per row. ``model_note``
+    and ``caveat`` come with the reproduced row (where its table has them), so a
+    stand-in metric or another judge than the paper's ChatGPT says so beside the
+    published number."""
     published = load_published() if published is None else published
     ours = pd.concat([t for t in tables if len(t)], ignore_index=True) if tables else pd.DataFrame()
-    keep = ["row", "value", "ci_low", "ci_high", "p_value", "kind", "model"]
+    keep = ["row", "value", "ci_low", "ci_high", "p_value", "kind", "model", "model_note", "caveat"]
     if ours.empty:
         ours = pd.DataFrame(columns=KEY + keep + ["paper_row"])
     for c in keep:
@@ -66,5 +69,5 @@ def published_vs_reproduced(tables: list[pd.DataFrame], published: pd.DataFrame 
         out["ci_low"].notna() & out["ci_high"].notna(),
         (out["ci_low"] <= out["published"]) & (out["published"] <= out["ci_high"]), np.nan)
     cols = KEY + ["published", "reproduced_row", "value", "diff", "ci_low", "ci_high", "ci_covers_published",
-                  "p_value", "kind", "model"]
+                  "p_value", "kind", "model", "model_note", "caveat"]
     return out[cols]

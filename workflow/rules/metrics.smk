@@ -10,7 +10,8 @@ METRIC_OUTPUTS += [f"{RESULTS}/metrics/rouge/{d}.parquet" for d in CUSTOM_DATASE
 
 
 rule rouge:
-    """ROUGE-1/2/L F-measure per unit (SummEval: mean over its 11 references)."""
+    """ROUGE-1/2/L F-measure per unit (SummEval: mean over its 11 references); settings
+    `rouge.*` (docs/metrics.md, "ROUGE")."""
     input:
         dataset_table("{dataset}"),
     output:
@@ -18,8 +19,7 @@ rule rouge:
     log:
         "logs/metrics/rouge/{dataset}.log",
     params:
-        implementation=config["rouge"]["implementation"],
-        stemming=config["rouge"]["stemming"],
+        settings={k: v for k, v in config["rouge"].items() if k != "datasets"},
     threads: config["threads"]["rouge"]
     wildcard_constraints:
         dataset=dataset_constraint("reference"),
