@@ -119,6 +119,7 @@ def test_a_fresh_run_with_logprobs_also_answers_top_logprobs_null(tmp_path):
         assert srv.requests_received == 3
     assert usage["requests_sent"] == 0
     assert plain["relevance"].tolist() == with_lp["relevance"].tolist()
+    assert with_lp["relevance_weighted"].notna().all() and plain["relevance_weighted"].isna().all()  # as before
     entry = ResponseCache(tmp_path).get(plain["request_key"].iloc[0])
     assert entry["answered_with"] == with_lp["logprobs_key"].iloc[0]  # says which request it came from
     assert "logprobs" not in entry["request"]["params"]

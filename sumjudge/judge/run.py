@@ -263,7 +263,8 @@ def build_table(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", planned: lis
         unit = records[p.row]
         row: dict[str, Any] = {"unit_id": unit["unit_id"], "sample": p.sample}
         entry = label_entries.get(p.label_key, res.entry) if p.label_key else res.entry
-        logprobs_entry = res.entry if p.label_key else entry
+        # no logprobs asked for, no weighted score (a label entry copied from a logprobs reply holds some)
+        logprobs_entry = res.entry if p.label_key else None
         if entry is None:
             row.update({"status": "api_error", "invalid_reason": None, **{c: None for c in labels},
                         "error_kind": res.error_kind, "error": res.error, "reply": None,
@@ -307,8 +308,10 @@ def extra_columns(proto, reply: str, parsed, entry: dict[str, Any], logprobs_ent
                   unit: dict[str, Any], dims) -> dict[str, Any]:
     """The protocol's further columns; the weighted score reads the logprobs reply, which
     is parsed on its own where its text differs from the reply that gave the labels."""
-    if logprobs_entry is None or logprobs_entry is entry:
-        return proto.extra_columns(reply, parsed, logprobs_entry, dims)
+    if logprobs_entry is None:
+        return proto.extra_columns(reply, parsed, {**entry, "logprobs": None}, dims)
+    if logprobs_entry is entry:
+        return proto.extra_columns(reply, parsed, entry, dims)
     lreply = logprobs_entry.get("reply") or ""
     if lreply != reply:
         parsed = proto.parse(lreply, logprobs_entry.get("finish_reason"), unit, dims)
