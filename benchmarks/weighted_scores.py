@@ -16,6 +16,12 @@ whether the integer scores agree across modes unit by unit.
 
     .venv/bin/python benchmarks/weighted_scores.py                      # 1.5B, 2 docs x 4 systems
     .venv/bin/python benchmarks/weighted_scores.py --judge qwen-0.5b --docs 1 --systems 4
+    .venv/bin/python benchmarks/weighted_scores.py --slice   # the README's first command, twice
+
+``--slice``: the README's first command (``--configfile tests/slice.yaml``) in two fresh
+copies of this checkout, back to back: integer-only (an extra config file setting
+``judges.qwen-1.5b.top_logprobs: null``), then the default; prints both wall times,
+their ratio, and the judge rules' summed wall time.
 
 Needs results/data/summeval.parquet (else it is prepared from --mirror) and the judge's
 embedded model installed.
@@ -78,6 +84,53 @@ def run_mode(df: pd.DataFrame, settings: dict, mode: str) -> dict:
                 [d + "_weighted" for d in DIMS]], "output_tokens": int(table["output_tokens"].sum())}
 
 
+def slice_run(mode: str, mirror: Path) -> dict:
+    """The README's first command in a fresh copy of this checkout (tracked and
+    untracked files, no results/): ``integer`` adds top_logprobs: null."""
+    import json
+    import os
+    import shutil
+    import subprocess
+
+    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=REPO, check=True,
+                           capture_output=True, text=True).stdout.split()
+    root = Path(tempfile.mkdtemp(prefix=f"slice-{mode}-"))
+    for f in files:
+        if (REPO / f).is_file():
+            (root / f).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / f, root / f)
+    git = ["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost"]
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "slice benchmark copy"]):  # the manifest wants git
+        subprocess.run(git + args, cwd=root, check=True, capture_output=True)
+    cmd = [str(Path(sys.executable).parent / "snakemake"), "--cores", "2", "--configfile", "tests/slice.yaml"]
+    if mode == "integer":
+        (root / ".git/info/integer.yaml").write_text("judges:\n  qwen-1.5b:\n    top_logprobs: null\n")
+        cmd += [".git/info/integer.yaml"]
+    cmd += ["--config", f"mirror={mirror.resolve()}"]
+    t0 = time.monotonic()
+    proc = subprocess.run(cmd, cwd=root, env={**os.environ, "PYTHONPATH": str(root)},
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wall = time.monotonic() - t0
+    if proc.returncode:
+        sys.exit(f"slice ({mode}) failed in {root}:\n{proc.stderr[-3000:]}")
+    usages = [json.loads(p.read_text()) for p in root.glob("results/judge/*/*/*.usage.json")]
+    t1 = root / "results/tables/table1.csv"
+    rows = sorted(set(pd.read_csv(t1)["row"])) if t1.exists() else []
+    shutil.rmtree(root, ignore_errors=True)
+    return {"mode": mode, "wall_s": wall, "judge_wall_s": sum(u["wall_s"] for u in usages),
+            "requests": sum(u["requests_sent"] for u in usages), "table1_judge_rows": [r for r in rows if "qwen" in r]}
+
+
+def slice_main(mirror: Path) -> None:
+    print("the README's first command (tests/slice.yaml), fresh copies, back to back")
+    runs = [slice_run(m, mirror) for m in ("integer", "weighted")]
+    for r in runs:
+        print(f"  {r['mode']:<9} {r['wall_s']:7.1f} s wall, judge rules {r['judge_wall_s']:7.1f} s, "
+              f"{r['requests']} requests; Table 1 judge rows: {', '.join(r['table1_judge_rows'])}")
+    print(f"weighted / integer: wall {runs[1]['wall_s'] / runs[0]['wall_s']:.2f}x, "
+          f"judge rules {runs[1]['judge_wall_s'] / runs[0]['judge_wall_s']:.2f}x")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--judge", default="qwen-1.5b", help="an embedded judge of config.yaml")
@@ -86,8 +139,11 @@ def main() -> None:
     ap.add_argument("--no-logits-all", action="store_true", help="leave out llama-cpp-python's logits_all path")
     ap.add_argument("--data", type=Path, default=REPO / "results/data/summeval.parquet")
     ap.add_argument("--mirror", type=Path, default=REPO.parent / "shared/data")
+    ap.add_argument("--slice", action="store_true", help="time the README's first command, integer-only vs default")
     args = ap.parse_args()
     logging.basicConfig(level=logging.WARNING)
+    if args.slice:
+        return slice_main(args.mirror)
     settings = yaml.safe_load((REPO / "config.yaml").read_text())["judges"][args.judge]
     if not settings.get("embedded"):
         sys.exit(f"judge {args.judge} is not embedded")
