@@ -103,6 +103,11 @@ class Protocol:
         """Columns beside the labels of one judge-table row (``reply`` None: an API error)."""
         return {}
 
+    def uses_logprobs(self) -> bool:
+        """Whether :meth:`extra_columns` reads the reply's logprobs (a judge's
+        ``top_logprobs`` is sent for this protocol's requests only)."""
+        return False
+
     def coerce(self, table, dimensions: Sequence[str] = ()):
         """Give the label columns of a judge table their dtype (in place; returns it)."""
         return table
@@ -119,6 +124,9 @@ class Likert(Protocol):
     def parse(self, reply, finish_reason, unit, dimensions=()):
         return resolve(self.parser)(reply, dimensions, finish_reason, summary=unit.get("summary"),
                                     article=unit.get("article"))
+
+    def uses_logprobs(self):
+        return True
 
     def extra_columns(self, reply, parsed, entry, dimensions=()):
         """``{dim}_weighted``: the logprob-weighted score (NaN without logprobs)."""

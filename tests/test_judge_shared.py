@@ -40,7 +40,10 @@ def remote(url, **kw):
 
 
 def embedded(**kw):
-    return judge_spec("emb", {"embedded": EMBEDDED, "model": EMBEDDED, "extra_body": {"repeat_penalty": 1.0}, **kw})
+    # integer scores only: these tests are about the keys of the paper's requests
+    # (with logprobs, tests/test_judge_weighted.py)
+    return judge_spec("emb", {"embedded": EMBEDDED, "model": EMBEDDED, "extra_body": {"repeat_penalty": 1.0},
+                              "top_logprobs": None, **kw})
 
 
 def fill(cache_dir, df, spec, reply="Consistency: 4\nRelevance: 3\nFluency: 5\nCoherence: 4", key_fn=None):

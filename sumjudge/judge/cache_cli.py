@@ -45,8 +45,9 @@ def table_keys(results: str | Path, judge: str | None = None) -> dict[str, set[s
         if judge is not None and name != judge:
             continue
         df = pd.read_parquet(path, columns=None)
-        if "request_key" in df:
-            out[name].update(k for k in df["request_key"].dropna().astype(str) if k)
+        for col in ("request_key", "logprobs_key"):  # logprobs_key: the weighted score's reply
+            if col in df:
+                out[name].update(k for k in df[col].dropna().astype(str) if k)
     return dict(out)
 
 

@@ -326,6 +326,9 @@ def invalid_request_message(spec: dict[str, Any], fields: dict[str, Any], base_u
                 f"judges.{name}.max_completion_tokens instead {said}")
     if param == "temperature":
         return f"judges.{name}.temperature: this model accepts no temperature; set it to null {said}"
+    if param in ("logprobs", "top_logprobs"):
+        return (f"judges.{name}.top_logprobs: this model gives no logprobs (reasoning models do not), so no "
+                f"weighted Likert score; set judges.{name}.top_logprobs to null (the integer scores only) {said}")
     if param in PARAM_KEYS:
         key = PARAM_KEYS[param]
         return (f"judges.{name}.{key}: this model does not accept {param}={spec.get(key)!r}; set "

@@ -1,16 +1,39 @@
 """``python -m sumjudge.judge.llama_server [--extra-buffers BOOL] ARGS``: llama-cpp-python's
 OpenAI-compatible server (``python -m llama_cpp.server ARGS``), unchanged except for one
-model-loading switch the server does not expose.
+model-loading switch and one generation-time path the server does not have.
 
-llama.cpp repacks weights into "extra buffer types" for the CPU it runs on; on a CPU
-that announces Intel AMX, that means AMX tile instructions. On virtual machines that
-announce AMX without enabling it (this project's machines) the server then dies with
-SIGILL on the first request. ``--extra-buffers False`` (the default here) loads the
-model without extra buffer types, which uses the plain AVX2/AVX-512 kernels instead.
+**Extra buffers.** llama.cpp repacks weights into "extra buffer types" for the CPU it
+runs on; on a CPU that announces Intel AMX, that means AMX tile instructions. On virtual
+machines that announce AMX without enabling it (this project's machines) the server then
+dies with SIGILL on the first request. ``--extra-buffers False`` (the default here) loads
+the model without extra buffer types, which uses the plain AVX2/AVX-512 kernels instead.
+
+**Logprobs of the generated tokens only.** llama-cpp-python answers ``logprobs`` /
+``top_logprobs`` only for a model loaded with ``logits_all=True``: every prompt token
+then gets its logits computed (the output layer over the whole vocabulary, ~152K columns
+for Qwen2.5) and copied, and afterwards the engine takes a log-softmax over all of them
+and sorts the full vocabulary in Python for every generated token. For a judge the prompt
+is ~1000-2500 tokens and the reply ~100: nearly all of that work is thrown away.
+
+With ``logits_all=False`` (this project's default) a request that asks for logprobs is
+answered here instead: at each sampling step the logits of the position being sampled
+(llama.cpp computes them anyway, to sample) are read before the sampler runs, turned into
+log-probabilities, and the top-k and the sampled token's log-probability are kept. The
+sampler itself is untouched, so the reply is the one the same request without logprobs
+gets. The completion then carries llama-cpp-python's own ``logprobs`` object (``tokens``,
+``text_offset``, ``token_logprobs``, ``top_logprobs``), which its chat handler turns into
+OpenAI's ``choices[0].logprobs.content[]`` as before. The numbers are the same as with
+``logits_all=True`` (both are the log-softmax of the raw logits, before penalties and
+temperature); tests/test_judge_weighted.py checks that on the embedded model.
+
+Not covered (a request asking for them still needs ``logits_all=True``, and gets
+llama-cpp-python's own error without it): ``echo`` (logprobs of the prompt) and
+``stream``.
 """
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 
 def _patch_model_params(extra_buffers: bool) -> None:
@@ -26,6 +49,88 @@ def _patch_model_params(extra_buffers: bool) -> None:
     lib.llama_model_default_params = model_default_params
 
 
+def top_logprobs_step(logits, k: int):
+    """(log-probabilities as float32, ids of the ``k`` most probable tokens, most probable
+    first) of one position's raw logits: what llama-cpp-python computes with
+    ``logits_all`` (its ``Llama.logits_to_logprobs``), for one row instead of all."""
+    import numpy as np
+    from llama_cpp import Llama
+
+    lp = Llama.logits_to_logprobs(np.asarray(logits, dtype=np.single))
+    k = max(0, min(int(k), lp.shape[0]))
+    if k == 0:
+        return lp, []
+    top = np.argpartition(lp, -k)[-k:]
+    top = top[np.argsort(-lp[top], kind="stable")]
+    return lp, [int(i) for i in top]
+
+
+def _patch_sparse_logprobs() -> None:
+    """Answer ``logprobs`` without ``logits_all`` (see the module docstring)."""
+    import numpy as np
+    from llama_cpp import Llama
+
+    original_sample = Llama.sample
+    original_completion = Llama._create_completion
+
+    def sample(self, *args, **kwargs):
+        k = getattr(self, "_sumjudge_top_k", None)
+        if k is None:
+            return original_sample(self, *args, **kwargs)
+        idx = kwargs.get("idx")
+        ridx = idx - self.n_tokens if idx is not None else -1
+        # the logits llama.cpp's sampler is about to read (the batch's last output row)
+        ptr = self._ctx.get_logits_ith(ridx)
+        logits = np.ctypeslib.as_array(ptr, shape=(self._n_vocab,))
+        lp, top = top_logprobs_step(logits, k)  # a copy: the sampler does not see it
+        token = original_sample(self, *args, **kwargs)
+        prev = self.input_ids[: self.n_tokens].tolist()
+
+        def text(t: int) -> str:
+            return self.detokenize([t], prev_tokens=prev).decode("utf-8", errors="ignore")
+
+        self._sumjudge_steps.append((text(int(token)), float(lp[int(token)]),
+                                     [(text(i), float(lp[i])) for i in top]))
+        return token
+
+    def build(steps: list, text_offset: int) -> dict[str, Any]:
+        tokens, offsets, token_logprobs, top_logprobs = [], [], [], []
+        pos = text_offset
+        for token_str, logprob, top in steps:
+            tokens.append(token_str)
+            offsets.append(pos)
+            pos += len(token_str)
+            token_logprobs.append(logprob)
+            alts = {s: v for s, v in top}
+            alts.update({token_str: logprob})  # as llama-cpp-python: the sampled token is always listed
+            top_logprobs.append(alts)
+        return {"tokens": tokens, "text_offset": offsets, "token_logprobs": token_logprobs,
+                "top_logprobs": top_logprobs}
+
+    def _create_completion(self, *args, **kwargs):
+        k = kwargs.get("logprobs")
+        if k is None or self._logits_all or kwargs.get("stream") or kwargs.get("echo") or args:
+            yield from original_completion(self, *args, **kwargs)  # the engine's own path (and errors)
+            return
+        kwargs["logprobs"] = None
+        self._sumjudge_top_k, self._sumjudge_steps = int(k), []
+        try:
+            for chunk in original_completion(self, **kwargs):
+                self._sumjudge_top_k = None
+                n = int(chunk["usage"]["completion_tokens"])
+                prompt = kwargs.get("prompt")
+                offset = len(prompt) if isinstance(prompt, str) else 0
+                # steps beyond the completion's tokens: the end-of-generation token
+                chunk["choices"][0]["logprobs"] = build(self._sumjudge_steps[:n], offset)
+                self._sumjudge_steps = []
+                yield chunk
+        finally:
+            self._sumjudge_top_k, self._sumjudge_steps = None, []
+
+    Llama.sample = sample
+    Llama._create_completion = _create_completion
+
+
 def main(argv: list[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
     extra = False
@@ -34,6 +139,7 @@ def main(argv: list[str] | None = None) -> None:
         extra = argv[i + 1].strip().lower() in ("1", "true", "yes")
         del argv[i:i + 2]
     _patch_model_params(extra)
+    _patch_sparse_logprobs()
     from llama_cpp.server.__main__ import main as server_main
 
     sys.argv = ["llama_cpp.server", *argv]

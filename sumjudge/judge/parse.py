@@ -234,28 +234,58 @@ def parse_likert(reply: str, dimensions: Sequence[str], finish_reason: str | Non
     return Parsed.invalid(labels, "missing_dimension", ", ".join(missing), spans=spans)
 
 
+def token_offsets(reply: str, logprobs: list[dict]) -> list[int]:
+    """Where each logprobs token starts in ``reply``. The tokens' texts normally add up
+    to the reply; a character the server could not show per token (a multi-byte
+    character split across tokens comes back as "" pieces) is skipped over by finding
+    each token at or shortly after the previous one's end."""
+    starts, pos = [], 0
+    for tok in logprobs:
+        text = tok.get("token") or ""
+        at = reply.find(text, pos) if text else pos
+        if at < 0 or at - pos > 8:
+            at = pos
+        starts.append(at)
+        pos = at + len(text)
+    return starts
+
+
 def weighted_likert(reply: str, spans: dict[str, tuple[int, int]], logprobs: list[dict] | None,
                     low: int = 1, high: int = 5) -> dict[str, float]:
     """G-Eval's probability-weighted score per dimension, where the server gave
-    ``top_logprobs``: sum of p(d) * d over the digits ``low..high`` at the token that
-    holds the parsed score, renormalised over those digits. NaN where unavailable."""
+    ``top_logprobs`` (docs/judge.md, "Weighted Likert scores (G-Eval)").
+
+    At the token that holds the parsed score's first character, every listed
+    alternative that reads as one of the scores ``low..high`` adds its probability to
+    that score: the alternative's text with whitespace stripped, and the characters
+    the sampled token carried before the score (``": 4"``: the ``:``) stripped from its
+    front, must start with the digit and not continue with another digit (``" 4"``,
+    ``"4"`` and ``"4."`` all count for 4; ``"45"`` and ``"Hello"`` for none). The score
+    is ``sum(p(s) * s) / sum(p(s))``: renormalised over the scores listed, so a score
+    missing from the top-k counts as probability 0. NaN where there are no logprobs,
+    the score's token cannot be found, no score is listed, or the scale has scores of
+    more than one digit (a "10" is two tokens for many tokenizers)."""
     out = {d: math.nan for d in spans}
-    if not logprobs:
+    if not logprobs or not (0 <= low <= high <= 9):
         return out
-    starts, pos = [], 0
-    for tok in logprobs:
-        starts.append(pos)
-        pos += len(tok.get("token") or "")
+    starts = token_offsets(reply, logprobs)
     digits = {str(k): k for k in range(low, high + 1)}
     for dim, (start, _) in spans.items():
         idx = next((i for i in range(len(starts) - 1, -1, -1) if starts[i] <= start), None)
         if idx is None:
             continue
-        probs = {}
+        token = logprobs[idx].get("token") or ""
+        offset = start - starts[idx]
+        if not (0 <= offset < len(token)) or token[offset] != reply[start:start + 1]:
+            continue  # the score's character is not in the token found: misaligned
+        lead = set(token[:offset]) - set(" \t\n")  # e.g. ":" of ": 4", "*" of "**4"
+        probs: dict[int, float] = {}
         for alt in logprobs[idx].get("top_logprobs") or []:
-            d = (alt.get("token") or "").strip()
-            if d in digits and alt.get("logprob") is not None:
-                probs[digits[d]] = probs.get(digits[d], 0.0) + math.exp(alt["logprob"])
+            text = (alt.get("token") or "").strip()
+            while text and text[0] in lead:
+                text = text[1:].lstrip()
+            if text[:1] in digits and not text[1:2].isdigit() and alt.get("logprob") is not None:
+                probs[digits[text[0]]] = probs.get(digits[text[0]], 0.0) + math.exp(alt["logprob"])
         total = sum(probs.values())
         if total > 0:
             out[dim] = sum(k * p for k, p in probs.items()) / total

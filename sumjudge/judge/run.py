@@ -24,8 +24,8 @@ from .embedded import DUMMY_KEY, EmbeddedError, assemble, engine_version, llama_
 from .offline import require_sender, with_context
 from .. import datasets as _ds
 from .prompts import Template, check_template, load_template, prompt_hash, unit_fields
-from .spec import UNCAPPED_OUTPUT_TOKENS, completion_cap, cost_usd, priced, request_params, server_identity, \
-    usage_tokens
+from .spec import UNCAPPED_OUTPUT_TOKENS, completion_cap, cost_usd, label_params, priced, request_params, \
+    server_identity, usage_tokens
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +67,8 @@ class Planned:
     sample: int
     request: Request
     prompt_hash: str
+    label_key: str | None = None                 # the same request without logprobs (its entry gives the labels)
+    label_identity: dict[str, Any] | None = None
 
 
 def plan_requests(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", template: Template, spec: dict[str, Any],
@@ -84,9 +86,16 @@ def plan_requests(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", template: 
         est = sum(estimate_tokens(m["content"]) for m in messages) + (UNCAPPED_OUTPUT_TOKENS if cap is None else cap)
         for sample in range(int(spec["samples"])):
             params = request_params(spec, sample)
+            if not dataset.proto.uses_logprobs():  # logprobs only where a score is weighted by them
+                params = label_params(params) or params
             identity = {"server": server, "messages": messages, "params": params, "sample": sample}
             remember_legacy(request_key(identity), identity, spec)  # caches written before issue 9
-            planned.append(Planned(row, sample, Request(request_key(identity), identity, messages, params, est), phash))
+            plain = label_params(params)
+            lident = None if plain is None else {**identity, "params": plain}
+            if lident is not None:
+                remember_legacy(request_key(lident), lident, spec)
+            planned.append(Planned(row, sample, Request(request_key(identity), identity, messages, params, est), phash,
+                                   None if lident is None else request_key(lident), lident))
     return planned
 
 
@@ -186,7 +195,8 @@ def judge_dataset(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", variant: s
             results = layer.run(requests)  # all cache hits: no client, no server
     finally:
         bar.close(layer.stats if "layer" in locals() else Stats())
-    table = build_table(df, spec_ds, planned, results, spec)
+    labels = label_entries(planned, results, cache)
+    table = build_table(df, spec_ds, planned, results, spec, labels)
     usage = usage_summary(table, layer.stats, spec, dataset, variant, template, time.monotonic() - t0)
     if usage["mixed_snapshots"]:
         log.warning("%s: the replies come from %d model snapshots (model id / system fingerprint): %s",
@@ -215,16 +225,46 @@ def entry_cost(spec: dict[str, Any], entry: dict[str, Any]) -> float | None:
     return cost_usd(spec, entry.get("usage"), entry.get("via") or "live")
 
 
+def label_entries(planned: list[Planned], results: list[Result], cache: ResponseCache) -> dict[str, dict[str, Any]]:
+    """label key -> the entry whose reply gives a unit's labels, for a judge that asks for logprobs.
+
+    The labels come from the request *without* logprobs (the paper's protocol, the key
+    the judge had with ``top_logprobs: null``), so replies cached before logprobs were
+    asked for keep answering the integer scores; the logprobs reply then only gives the
+    weighted score. A logprobs reply with no such entry beside it is also stored under
+    the label key (marked ``answered_with``: the request it came from), so turning
+    ``top_logprobs`` off later costs no request either."""
+    out: dict[str, dict[str, Any]] = {}
+    for p, res in zip(planned, results):
+        if p.label_key is None or p.label_key in out:
+            continue
+        entry = cache.get(p.label_key)
+        if entry is None and res.entry is not None:
+            entry = {**res.entry, "key": p.label_key, "request": p.label_identity, "answered_with": res.key}
+            entry.pop("migrated_from", None)
+            cache.put(p.label_key, entry, add_record=False)
+        if entry is not None:
+            out[p.label_key] = entry
+    return out
+
+
 def build_table(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", planned: list[Planned],
-                results: list[Result], spec: dict[str, Any]) -> pd.DataFrame:
+                results: list[Result], spec: dict[str, Any],
+                label_entries: dict[str, dict[str, Any]] | None = None) -> pd.DataFrame:
+    """One row per unit and sample. ``label_entries`` (see :func:`label_entries`): where a
+    unit's labels come from when its request asked for logprobs; the logprobs reply
+    gives the ``<dim>_weighted`` columns."""
     records = df.to_dict("records")
     ds = _ds.get(dataset)
     proto, dims, labels = ds.proto, ds.dimensions, ds.label_columns
+    label_entries = label_entries or {}
     rows = []
     for p, res in sorted(zip(planned, results), key=lambda pr: (pr[0].row, pr[0].sample)):
         unit = records[p.row]
         row: dict[str, Any] = {"unit_id": unit["unit_id"], "sample": p.sample}
-        entry = res.entry
+        entry = label_entries.get(p.label_key, res.entry) if p.label_key else res.entry
+        # no logprobs asked for, no weighted score (a label entry copied from a logprobs reply holds some)
+        logprobs_entry = res.entry if p.label_key else None
         if entry is None:
             row.update({"status": "api_error", "invalid_reason": None, **{c: None for c in labels},
                         "error_kind": res.error_kind, "error": res.error, "reply": None,
@@ -250,9 +290,10 @@ def build_table(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", planned: lis
                         "cost_usd": math.nan if cost is None else cost,
                         "via": entry.get("via") or "live", "service_tier": entry.get("service_tier"),
                         "batch_id": entry.get("batch_id")})
-            row.update(proto.extra_columns(reply, parsed, entry, dims))
+            row.update(extra_columns(proto, reply, parsed, entry, logprobs_entry, unit, dims))
         row.update({"cached": res.cached, "attempts": res.attempts, "prompt_hash": p.prompt_hash,
-                    "request_key": p.request.key, "judge": spec["name"],
+                    "request_key": p.label_key or p.request.key,
+                    "logprobs_key": p.request.key if p.label_key else None, "judge": spec["name"],
                     "model": (entry or {}).get("model") or spec["model"],
                     "system_fingerprint": (entry or {}).get("system_fingerprint"),
                     "created": (entry or {}).get("created"), "latency_s": (entry or {}).get("latency_s")})
@@ -261,6 +302,20 @@ def build_table(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", planned: lis
     table["latency_s"] = pd.to_numeric(table["latency_s"], errors="coerce").astype(float)
     table["cost_usd"] = pd.to_numeric(table["cost_usd"], errors="coerce").astype(float)
     return table
+
+
+def extra_columns(proto, reply: str, parsed, entry: dict[str, Any], logprobs_entry: dict[str, Any] | None,
+                  unit: dict[str, Any], dims) -> dict[str, Any]:
+    """The protocol's further columns; the weighted score reads the logprobs reply, which
+    is parsed on its own where its text differs from the reply that gave the labels."""
+    if logprobs_entry is None:
+        return proto.extra_columns(reply, parsed, {**entry, "logprobs": None}, dims)
+    if logprobs_entry is entry:
+        return proto.extra_columns(reply, parsed, entry, dims)
+    lreply = logprobs_entry.get("reply") or ""
+    if lreply != reply:
+        parsed = proto.parse(lreply, logprobs_entry.get("finish_reason"), unit, dims)
+    return proto.extra_columns(lreply, parsed, logprobs_entry, dims)
 
 
 def models_seen(table: pd.DataFrame) -> list[dict[str, Any]]:

@@ -22,7 +22,8 @@ JUDGE_DEFAULTS: dict[str, Any] = {
     "top_p": None,               # null: not sent (server default)
     "seed": 0,                   # null: not sent; sample k is sent seed + k
     "samples": 1,                # replies per unit (sample index is part of the cache key)
-    "top_logprobs": None,        # e.g. 5: ask for logprobs, keep G-Eval's weighted Likert score
+    "top_logprobs": None,        # e.g. 5: ask for logprobs, keep G-Eval's weighted Likert score; an
+                                 # embedded judge that does not set it gets EMBEDDED_TOP_LOGPROBS
     "extra_body": {},            # further request fields, e.g. {repeat_penalty: 1.0} for llama.cpp
     "price_input_per_1k": None,  # USD per 1K prompt tokens; null: unknown (cost null), 0 for embedded
     "price_cached_input_per_1k": None,  # USD per 1K cached prompt tokens; null: the input price
@@ -59,12 +60,17 @@ EMBEDDED_SERVER_DEFAULTS: dict[str, Any] = {
     "n_ctx": 8192,               # context window; SummEval prompts reach ~2.5K tokens
     "n_threads": 2,
     "n_batch": 512,
-    "logits_all": False,         # True is needed for top_logprobs, and doubles time and memory
+    "logits_all": False,         # True: llama.cpp's own logprobs (logits of every prompt token, ~2x the
+                                 # time); false answers top_logprobs from the sampled positions only
     "extra_buffers": False,      # llama.cpp weight repacking (AMX/...): crashes with SIGILL on
                                  # VMs that announce AMX but do not enable it
     "chat_format": None,         # null: the chat template stored in the GGUF
     "startup_timeout_s": 180.0,
 }
+
+# top_logprobs of an embedded judge that does not set the key (null: none, the integer
+# scores only). Cheap there (sumjudge.judge.llama_server): the weighted score by default.
+EMBEDDED_TOP_LOGPROBS = 10
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
@@ -102,10 +108,9 @@ def judge_spec(name: str, settings: dict[str, Any] | None) -> dict[str, Any]:
                                    f"model; allowed values: {', '.join(EMBEDDED_MODELS)}")
         if spec["base_url"]:
             raise JudgeConfigError(f"config key judges.{name}: set either base_url or embedded, not both")
-        server = spec["server"] = _with_defaults(f"judges.{name}.server", EMBEDDED_SERVER_DEFAULTS, spec["server"])
-        if spec["top_logprobs"] and not server["logits_all"]:
-            raise JudgeConfigError(f"config key judges.{name}.top_logprobs needs "
-                                   f"judges.{name}.server.logits_all: true (llama.cpp computes no logprobs without it)")
+        spec["server"] = _with_defaults(f"judges.{name}.server", EMBEDDED_SERVER_DEFAULTS, spec["server"])
+        if "top_logprobs" not in (settings or {}):
+            spec["top_logprobs"] = EMBEDDED_TOP_LOGPROBS
     elif not spec["base_url"]:
         raise JudgeConfigError(f"config key judges.{name}: set base_url (an OpenAI-compatible API) or embedded")
     elif spec["server"]:
@@ -261,6 +266,20 @@ def request_params(spec: dict[str, Any], sample: int) -> dict[str, Any]:
     if spec["extra_body"]:
         params["extra_body"] = dict(spec["extra_body"])
     return params
+
+
+LOGPROB_PARAMS = ("logprobs", "top_logprobs")
+
+
+def label_params(params: dict[str, Any]) -> dict[str, Any] | None:
+    """The request fields of the same request without logprobs (what the judge sends
+    with ``top_logprobs: null``), or None when ``params`` asks for no logprobs.
+
+    Its cache entry answers the integer labels (docs/judge.md, "Weighted Likert
+    scores"): replies cached before logprobs were asked for keep answering them."""
+    if not any(k in params for k in LOGPROB_PARAMS):
+        return None
+    return {k: v for k, v in params.items() if k not in LOGPROB_PARAMS}
 
 
 def completion_cap(spec: dict[str, Any]) -> int | None:

@@ -24,6 +24,10 @@ Answers as OpenAI's API does (shapes checked against the ``openai`` SDK's types)
 - usage with ``prompt_tokens_details.cached_tokens`` (the prefix shared with an
   earlier prompt, in blocks of ``prompt_cache_block`` tokens once a prompt has
   ``prompt_cache_min_tokens``) and ``completion_tokens_details.reasoning_tokens``;
+- ``logprobs: true`` / ``top_logprobs: k``: ``choices[0].logprobs.content[]`` as OpenAI's
+  ``ChatCompletionTokenLogprob`` (token, logprob, bytes, up to k ``top_logprobs``), made
+  by ``logprobs(reply, k)`` (default :func:`default_logprobs`); a reasoning model refuses
+  ``logprobs`` and ``top_logprobs`` with OpenAI's 400 ``unsupported_parameter`` body;
 - ``gateway="litellm"``: LiteLLM's proxy answers instead of OpenAI's for a wrong
   key (400 "No connected db.") and an unknown model (400 "Invalid model name ...");
 - ``/v1/files`` (upload, retrieve, content) and ``/v1/batches`` (create, retrieve,
@@ -71,6 +75,34 @@ def default_reply(messages: list[dict[str, str]]) -> str:
 
 REASONING_TOKENS = {"minimal": 0, "low": 64, "medium": 192, "high": 512}
 
+# the fake tokenizer: every digit, run of letters, run of spaces and other character a token
+_TOKEN = re.compile(r"\d|[A-Za-z]+|[ \t]+|\n|[^\sA-Za-z\d]")
+
+
+def logprob_item(token: str, logprob: float, top: list[tuple[str, float]]) -> dict[str, Any]:
+    """One ``ChatCompletionTokenLogprob`` (the openai SDK's type) as JSON."""
+    return {"token": token, "logprob": logprob, "bytes": list(token.encode("utf-8")),
+            "top_logprobs": [{"token": t, "logprob": lp, "bytes": list(t.encode("utf-8"))} for t, lp in top]}
+
+
+def default_logprobs(reply: str, k: int) -> list[dict[str, Any]]:
+    """Deterministic logprobs for ``reply``: a digit gets 0.6 and its neighbours on 1..5
+    0.15 each (the rest goes to ``" The"``), any other token 0.99; the top ``k`` listed,
+    most probable first."""
+    import math
+
+    out = []
+    for token in _TOKEN.findall(reply or ""):
+        if token.isdigit() and 1 <= int(token) <= 5:
+            d = int(token)
+            probs = {str(d): 0.6, **{str(n): 0.15 for n in (d - 1, d + 1) if 1 <= n <= 5}}
+            probs[" The"] = 1.0 - sum(probs.values())
+        else:
+            probs = {token: 0.99, " the" if token != " the" else " a": 0.01}
+        top = sorted(((t, math.log(p)) for t, p in probs.items()), key=lambda x: -x[1])[:k]
+        out.append(logprob_item(token, math.log(probs[token]), top))
+    return out
+
 
 def _tokens(text: str) -> int:
     return len(text) // 4 + 1
@@ -83,6 +115,7 @@ class FakeOpenAIServer:
                  retry_after: float = 1.0, ratelimit_reset: str = "1s", slow_s: float = 5.0,
                  max_prompt_chars: int | None = None,
                  reply: Callable[[list[dict[str, str]]], str] = default_reply,
+                 logprobs: Callable[[str, int], list[dict[str, Any]]] = default_logprobs,
                  reasoning_tokens: dict[str, int] | None = None,
                  prompt_cache_block: int = 128, prompt_cache_min_tokens: int = 1024,
                  batch_polls: int = 2, batch_outcomes: list[str] | None = None):
@@ -97,6 +130,7 @@ class FakeOpenAIServer:
         self.slow_s = slow_s
         self.max_prompt_chars = max_prompt_chars
         self.reply = reply
+        self.logprobs = logprobs
         self.reasoning_tokens = dict(REASONING_TOKENS, **(reasoning_tokens or {}))
         self.prompt_cache_block = prompt_cache_block
         self.prompt_cache_min_tokens = prompt_cache_min_tokens
@@ -303,6 +337,12 @@ class FakeOpenAIServer:
                                               "with this model. Only the default (1) value is supported.",
                                    "type": "invalid_request_error", "param": "temperature",
                                    "code": "unsupported_value"}}, {}, None
+        if reasoning and (body.get("logprobs") or "top_logprobs" in body):
+            self._record(sha, "unsupported_parameter")
+            param = "logprobs" if body.get("logprobs") else "top_logprobs"
+            return 400, {"error": {"message": f"Unsupported parameter: '{param}' is not supported with this model.",
+                                   "type": "invalid_request_error", "param": param,
+                                   "code": "unsupported_parameter"}}, {}, None
         if "reasoning_effort" in body and (not reasoning or body["reasoning_effort"] not in self.reasoning_tokens):
             self._record(sha, "unsupported_value")
             what = ("Unsupported parameter: 'reasoning_effort' is not supported with this model." if not reasoning else
@@ -363,7 +403,9 @@ class FakeOpenAIServer:
         completion = {
             "id": f"chatcmpl-{sha[:12]}", "object": "chat.completion", "created": int(time.time()),
             "model": f"{model}-2024-01-01", "system_fingerprint": "fp_fake", "service_tier": "default",
-            "choices": [{"index": 0, "finish_reason": finish, "logprobs": None,
+            "choices": [{"index": 0, "finish_reason": finish,
+                         "logprobs": ({"content": self.logprobs(content or "", int(body.get("top_logprobs") or 0)),
+                                       "refusal": None} if body.get("logprobs") else None),
                          "message": {"role": "assistant", "content": content, "refusal": None}}],
             "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                       "total_tokens": prompt_tokens + completion_tokens,

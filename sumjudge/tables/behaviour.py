@@ -11,6 +11,12 @@ Invalid replies are counted apart (``n_invalid``), never as an answer. A judge
 whose modal share exceeds ``tables.near_constant`` (default 0.8) is
 *near-constant*: its correlations and accuracies say little, so the tables flag
 its cells and never mark them best (docs/tables.md).
+
+A Likert judge with G-Eval's weighted score (``<dimension>_weighted``) gets a second
+judge ``<judge> [weighted]`` right after its own, judged on its own: its modal share
+counts scores equal to :data:`WEIGHTED_DECIMALS` decimals (what a rank correlation
+sees as ties), and its answer distribution is shown in half-point bins
+(:data:`WEIGHTED_BIN`; 3.74 counts as 3.5, 3.75 as 4).
 """
 from __future__ import annotations
 
@@ -27,6 +33,9 @@ from .inputs import JudgeRun
 ANSWER_NAMES = {"pairwise": {0: "summary 0", 1: "summary 1"}, "pyramid": {0: "absent", 1: "present"},
                 "binary": {0: "no", 1: "yes"}}
 NEAR_CONSTANT_NOTE = "near-constant judge: correlations and accuracies are not meaningful"
+WEIGHTED_ROW = " [weighted]"  # sumjudge.tables.correlation.WEIGHTED_ROW
+WEIGHTED_DECIMALS = 3         # weighted scores equal to this many decimals are one answer (a tie)
+WEIGHTED_BIN = 0.5            # the behaviour view's bins for weighted scores
 COLUMNS = ["judge", "dataset", "variant", "dimension", "answer", "answer_name", "count", "share",
            "gold_count", "gold_share", "n", "n_invalid", "modal_answer", "modal_share", "near_constant"]
 
@@ -80,6 +89,21 @@ def run_answers(run: JudgeRun, dimension: str) -> np.ndarray:
     return _flatten(ok[dimension]) if dimension in ok else np.array([])
 
 
+def weighted_answers(run: JudgeRun, dimension: str) -> np.ndarray:
+    """The weighted scores of ``run`` on ``dimension`` (valid replies, all samples
+    pooled; rounded to WEIGHTED_DECIMALS); empty when the run has none."""
+    col = dimension + "_weighted"
+    ok = run.frame[run.frame["status"] == "ok"]
+    if col not in ok or not ok[col].notna().any():
+        return np.array([])
+    return np.round(pd.to_numeric(ok[col], errors="coerce").to_numpy(dtype=float), WEIGHTED_DECIMALS)
+
+
+def weighted_modal_share(run: JudgeRun, dimension: str) -> float:
+    """The modal share of the run's weighted scores (NaN without any)."""
+    return modal(weighted_answers(run, dimension))[1]
+
+
 def modal_shares(runs: list[JudgeRun]) -> dict[tuple[str, str, str, str], float]:
     """(judge, dataset, variant, dimension) -> modal share."""
     return {(r.judge, r.dataset, r.variant, d): modal(run_answers(r, d))[1]
@@ -121,7 +145,34 @@ def behaviour_table(runs: list[JudgeRun], humans: dict[str, pd.DataFrame], thres
                              "n": int(ok.size), "n_invalid": n_invalid, "modal_answer": mode,
                              "modal_share": share,
                              "near_constant": bool(not math.isnan(share) and share > threshold)})
+        if likert:
+            rows += _weighted_rows(run, n_invalid, threshold)
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _weighted_rows(run: JudgeRun, n_invalid: int, threshold: float) -> list[dict]:
+    """The ``<judge> [weighted]`` rows of a Likert run: half-point bins 1 ... 5, each
+    with the modal share of the weighted scores themselves."""
+    rows = []
+    dims = [d for d in dimensions(run) if weighted_answers(run, d).size]
+    if not dims or len(dims) < len([d for d in dimensions(run) if d in run.frame]):
+        return rows  # as the tables: a weighted row only where every dimension has scores
+    bins = np.arange(1.0, 5.0 + WEIGHTED_BIN / 2, WEIGHTED_BIN)
+    for dim in dims:
+        values = weighted_answers(run, dim)
+        ok = values[~np.isnan(values)]
+        mode, share = modal(ok)
+        # half-point bins, halves rounded up (np.round would send 3.25 to 3.0)
+        binned = np.floor(ok / WEIGHTED_BIN + 0.5) * WEIGHTED_BIN
+        for a in bins:
+            count = int(np.isclose(binned, a).sum())
+            rows.append({"judge": run.judge + WEIGHTED_ROW, "dataset": DATASET_LABELS.get(run.dataset, run.dataset),
+                         "variant": run.variant, "dimension": dim, "answer": float(a), "answer_name": f"{a:g}",
+                         "count": count, "share": count / ok.size if ok.size else math.nan,
+                         "gold_count": None, "gold_share": math.nan, "n": int(ok.size), "n_invalid": n_invalid,
+                         "modal_answer": mode, "modal_share": share,
+                         "near_constant": bool(not math.isnan(share) and share > threshold)})
+    return rows
 
 
 def summary(df: pd.DataFrame) -> pd.DataFrame:

@@ -102,7 +102,7 @@ def variants_table(data_path: str, judge_paths: list[str], settings: TableSettin
     units = pd.Index(human["unit_id"].astype(str))
     runs = load_runs(judge_paths, settings, {"summeval": units}, ("summeval",))
     runs.sort(key=lambda r: (r.judge, variant_rank(r.variant)))
-    rows = corr.judge_rows(runs, "summeval", variants=None) + corr.annotator_rows(human)
+    rows = corr.judge_rows(runs, "summeval", variants=None, weighted=True) + corr.annotator_rows(human)
     df = corr.correlation_table(human, rows, "summeval", "Table 6", settings, compare="base")
     df = with_caveats(df, {"summeval": human}, runs, settings, context)
     _log_summary(df, "table6")

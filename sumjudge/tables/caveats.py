@@ -158,8 +158,12 @@ def annotate(df: pd.DataFrame, humans: dict[str, pd.DataFrame], context: dict | 
 
 
 def judge_shares(runs, modal_share_fn) -> dict[tuple[str, str], float]:
-    """(row name, dimension) and (row name, dataset label) -> modal share, for every run."""
-    from .behaviour import dimensions
+    """(row name, dimension) and (row name, dataset label) -> modal share, for every run.
+
+    A run with weighted scores also gives its ``<row> [weighted]`` row's shares, from
+    the weighted scores (sumjudge.tables.behaviour.weighted_modal_share): each row is
+    flagged near-constant on its own answers."""
+    from .behaviour import WEIGHTED_ROW, dimensions, weighted_modal_share
     from .rows import judge_row
 
     out = {}
@@ -170,6 +174,9 @@ def judge_shares(runs, modal_share_fn) -> dict[tuple[str, str], float]:
                 s = modal_share_fn(run, dim)
                 out[(row, dim)] = s
                 out[(row, DATASET_LABELS.get(run.dataset, run.dataset))] = s
+                w = weighted_modal_share(run, dim)
+                if not math.isnan(w):
+                    out[(row + WEIGHTED_ROW, dim)] = w
     return out
 
 

@@ -103,7 +103,9 @@ def judge_vs_best(tables: list[pd.DataFrame], published: pd.DataFrame | None = N
                    "column": column_label(*key), "unit": "rho" if scale == 1 else "percentage points",
                    "paper_margin": pm * scale if not math.isnan(pm) else math.nan, "paper_strongest": pbest}
             if key not in mine.index:
-                out.append({**rec, "status": "judge not run on this dataset"})
+                weighted = str(judge).endswith(" [weighted]") and t in ("Table 3", "Table 4", "Table 5")
+                out.append({**rec, "status": "weighted score: Likert tables only" if weighted
+                            else "judge not run on this dataset"})
                 continue
             c = mine.loc[key]
             c = c.iloc[0] if isinstance(c, pd.DataFrame) else c

@@ -72,6 +72,7 @@ def metric_rows(tables: list[MetricTable], dataset: str) -> list[Row]:
 
 
 WEIGHTED = "_weighted"  # G-Eval's probability-weighted Likert score, where the judge stage kept one
+WEIGHTED_ROW = " [weighted]"  # its row: the judge's row name and this
 
 
 def judge_rows(runs: list[JudgeRun], dataset: str, variants: tuple[str, ...] | None = ("base",),
@@ -94,7 +95,7 @@ def judge_rows(runs: list[JudgeRun], dataset: str, variants: tuple[str, ...] | N
         wcols = [d + WEIGHTED for d in dims]
         if weighted and set(wcols) <= set(run.frame.columns) and run.frame[wcols].notna().any().all():
             wdata = [run.by_sample(s)[wcols].set_axis(dims, axis=1) for s in run.samples]
-            rows.append(Row(judge_row(run.judge, run.variant) + " [weighted]", "judge", None,
+            rows.append(Row(judge_row(run.judge, run.variant) + WEIGHTED_ROW, "judge", None,
                             f"{run.path}:*{WEIGHTED}", wdata, model=model, judge=run.judge, variant=run.variant))
     return rows
 
@@ -216,6 +217,8 @@ def _tests(df: pd.DataFrame, rows: list[Row], matrices, unit_sets, settings: Tab
         def other_of(cell):
             r = by_name[cell["row"]]
             base = judge_row(r.judge, "base") if r.variant not in (None, "base") else None
+            if base is not None and r.name.endswith(WEIGHTED_ROW):  # weighted against weighted
+                base += WEIGHTED_ROW
             return base if base in by_name else None
     else:
         raise ValueError(f"compare must be 'strongest' or 'base', not {compare!r}")
