@@ -25,7 +25,7 @@ import pandas as pd
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from sumjudge.data.prepare import prepare_dataset, source_files  # noqa: E402
+from sumjudge.data.prepare import locate, prepare_dataset, source_files  # noqa: E402
 from sumjudge.tables import correlation as corr  # noqa: E402
 from sumjudge.tables.common import Row  # noqa: E402
 from sumjudge.tables.settings import TableSettings  # noqa: E402
@@ -38,8 +38,7 @@ def dataset(name: str, mirror: Path, results: Path | None) -> pd.DataFrame:
     if results and (results / f"data/{name}.parquet").exists():
         return pd.read_parquet(results / f"data/{name}.parquet")
     options = {"tldr": {}, "realsumm": {"tie": "absent"}, "subset": {}}
-    inputs = {p: str(mirror / p) for p in source_files(name, options)}
-    return prepare_dataset(name, inputs, options)
+    return prepare_dataset(name, locate(source_files(name, options), mirror), options)
 
 
 def rouge_rows(human: pd.DataFrame, name: str, results: Path | None, cache: Path) -> list[Row]:

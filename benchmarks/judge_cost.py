@@ -32,12 +32,9 @@ from sumjudge.judge.spec import judge_spec  # noqa: E402
 
 
 def full_tables(config: dict, mirror: Path) -> dict[str, pd.DataFrame]:
-    from sumjudge.data.prepare import prepare_dataset, source_files
+    from sumjudge.data.prepare import locate, prepare_dataset, source_files
     opts = {"tldr": config["tldr"], "realsumm": config["realsumm"], "subset": {}}
-    out = {}
-    for d in config["judge"]["datasets"]:
-        out[d] = prepare_dataset(d, {p: str(mirror / p) for p in source_files(d, opts)}, opts)
-    return out
+    return {d: prepare_dataset(d, locate(source_files(d, opts), mirror), opts) for d in config["judge"]["datasets"]}
 
 
 def main() -> None:

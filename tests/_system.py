@@ -1,12 +1,65 @@
-"""Debian packages a test needs: installed by the test itself when missing."""
+"""What tests need from the machine, and Debian packages installed by the test itself when missing.
+
+Every test that may change the machine says so with ``@pytest.mark.system("<need>")`` (or a
+module-level ``pytestmark``), naming one of :data:`NEEDS`. ``tests/conftest.py`` then prints,
+once at the start of the run, what the selected tests will install or change, and with
+``SUMJUDGE_TEST_SYSTEM=0`` leaves out every test whose need is not met already (so nothing is
+installed), naming them in one summary line. CI sets nothing and runs them all.
+"""
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import time
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 import pytest
+
+OPT_OUT = "SUMJUDGE_TEST_SYSTEM"
+
+
+def _perl_xml_parser() -> bool:
+    return bool(shutil.which("perl")) and subprocess.run(
+        ["perl", "-MXML::Parser", "-e", "1"], capture_output=True).returncode == 0
+
+
+def _own_slurm() -> bool:
+    """The machine has a SLURM configuration that is not a test cluster's symlink."""
+    conf = Path("/etc/slurm/slurm.conf")
+    return conf.exists() and not conf.is_symlink()  # the test cluster's own is a symlink
+
+
+@dataclass(frozen=True)
+class Need:
+    """One thing a test needs from the machine: how to tell it is there, and what getting it changes."""
+    what: str
+    packages: tuple[str, ...]
+    ready: Callable[[], bool]
+    changes: str = ""
+
+    def install(self, timeout: int = 1800) -> None:
+        ensure_ready(self.ready, list(self.packages), f"{self.what} not found", timeout)
+
+
+NEEDS = {
+    "rouge-perl": Need("perl with XML::Parser (the paper's ROUGE-1.5.5, rouge.implementation: rouge-perl)",
+                       ("perl", "libxml-parser-perl"), _perl_xml_parser),
+    "latex": Need("pdflatex", ("texlive-latex-recommended", "texlive-fonts-recommended"),
+                  lambda: shutil.which("pdflatex") is not None),
+    "chromium": Need("chromium (headless browser tests)", ("chromium",),
+                     lambda: shutil.which("chromium") is not None),
+    "slurm": Need("a single-node SLURM cluster (tests/_slurm.py)", ("slurmctld", "slurmd", "slurm-client", "munge"),
+                  lambda: all(shutil.which(c) for c in ("slurmctld", "slurmd", "sbatch", "munged")),
+                  changes="starts munged, slurmctld and slurmd (stopped by PID afterwards) and symlinks "
+                          "/etc/slurm/slurm.conf for the run (removed afterwards)"),
+}
+
+
+def opted_out() -> bool:
+    return os.environ.get(OPT_OUT, "").strip() == "0"
 
 
 def ensure(binary: str, packages: list[str], timeout: int = 1800) -> str:

@@ -11,6 +11,76 @@ REPO = Path(__file__).resolve().parents[1]
 MIRROR = Path(os.environ.get("SUMJUDGE_MIRROR", REPO.parent / "shared" / "data")).resolve()
 
 
+# ----------------------------------------------------------------------------- the machine
+# Tests marked @pytest.mark.system("<need>") (tests/_system.py: NEEDS) install Debian packages
+# when missing or change the machine. The run says so once at the start; SUMJUDGE_TEST_SYSTEM=0
+# leaves out those whose need is not met already, in one summary line; a machine with its own
+# SLURM configuration never gets the test cluster's /etc/slurm/slurm.conf.
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "system(need): the test needs a Debian package or changes the machine "
+                                       "(tests/_system.py NEEDS); SUMJUDGE_TEST_SYSTEM=0 leaves it out")
+    config._sumjudge_left_out = []
+
+
+def _needs(item) -> list[str]:
+    from _system import NEEDS
+
+    names = [n for m in item.iter_markers("system") for n in m.args]
+    unknown = [n for n in names if n not in NEEDS]
+    if unknown:
+        raise pytest.UsageError(f"{item.nodeid}: unknown system need {unknown}; known: {sorted(NEEDS)}")
+    return names
+
+
+def pytest_collection_modifyitems(session, config, items):
+    from _system import NEEDS, OPT_OUT, _own_slurm, opted_out
+
+    met = {n: need.ready() and not need.changes for n, need in NEEDS.items()}  # asked once per run
+    keep, left, plan = [], [], {}
+    for item in items:
+        names = _needs(item)
+        unmet = [n for n in names if not met[n]]
+        if "slurm" in names and _own_slurm():
+            left.append((item, "this machine has its own /etc/slurm/slurm.conf; the test cluster would replace it"))
+        elif unmet and opted_out():
+            left.append((item, f"{OPT_OUT}=0 and it would install or change: {', '.join(unmet)}"))
+        else:
+            keep.append(item)
+            for n in unmet:
+                plan.setdefault(n, []).append(item)
+    if left:
+        config.hook.pytest_deselected(items=[i for i, _ in left])
+        items[:] = keep
+    config._sumjudge_left_out = left
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if plan and reporter:
+        reporter.write_line(f"sumjudge tests: {len(sum(plan.values(), []))} selected tests change this machine "
+                            f"({OPT_OUT}=0 leaves them out):")
+        for n, its in plan.items():
+            need = NEEDS[n]
+            todo = [] if need.ready() else [f"apt-get install -y {' '.join(need.packages)}"]
+            todo += [need.changes] if need.changes else []
+            reporter.write_line(f"  {need.what}: {'; '.join(todo)} ({len(its)} tests)")
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    left = getattr(config, "_sumjudge_left_out", [])
+    if left:
+        reasons = sorted({why for _, why in left})
+        terminalreporter.write_line(f"sumjudge: left out {len(left)} tests ({'; '.join(reasons)}): "
+                                    + ", ".join(i.nodeid for i, _ in left))
+
+
+@pytest.fixture(autouse=True)
+def _system_needs(request):
+    """Install what a marked test needs (never a silent skip: a failed install fails the test)."""
+    from _system import NEEDS
+
+    for n in _needs(request.node):
+        NEEDS[n].install()
+
+
 @pytest.fixture(scope="session")
 def mirror() -> Path:
     if not (MIRROR / "summeval").is_dir():

@@ -53,3 +53,9 @@ def test_snakemake_stops_before_running_anything(tmp_path):
     assert "config key 'stats.correlation': 'pearson' is not allowed; allowed values: " \
            "'spearman', 'kendall'" in out.stdout + out.stderr
     assert not (tmp_path / "results").exists()
+
+
+def test_batch_window_is_openais_only_value(config):
+    config["judges"]["qwen-1.5b"]["batch"] = {"window": "12h"}
+    with pytest.raises(ConfigError, match=r"batch.window': '12h' is not allowed; allowed values: '24h'"):
+        validate(config, SCHEMA)

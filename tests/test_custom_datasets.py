@@ -16,6 +16,8 @@ from sumjudge.data.custom import file_columns, prepare
 from sumjudge.data.readers import DataError
 from sumjudge.judge.testing import FakeOpenAIServer
 
+pytestmark = pytest.mark.system("rouge-perl")  # tests/_system.py NEEDS
+
 REPO = Path(__file__).resolve().parents[1]
 FORMATS = ("csv", "jsonl", "parquet")
 

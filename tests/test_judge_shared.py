@@ -23,6 +23,8 @@ from sumjudge.judge.spec import (JudgeConfigError, judge_spec, normalise_base_ur
                                  server_identity)
 from sumjudge.judge.testing import FakeOpenAIServer
 
+pytestmark = pytest.mark.system("rouge-perl")  # tests/_system.py NEEDS
+
 REPO = Path(__file__).resolve().parents[1]
 TEMPLATE = REPO / "prompts/likert_summeval.txt"
 EMBEDDED = "qwen2.5-coder-1.5b-instruct"

@@ -298,6 +298,16 @@ def test_a_failed_batch_stops_the_rule(tmp_path):
     assert "judge 'o-b'" in str(err.value) and "judges.o-b.mode" in str(err.value)
 
 
+def test_a_batch_over_the_enqueued_token_limit_names_that_limit_and_the_fix(tmp_path):
+    with FakeOpenAIServer(reasoning_models=("o-fake",), batch_outcomes=["token_limit"]) as srv:
+        with pytest.raises(FatalJudgeError, match="enqueued-token limit") as err:
+            run(units(3), batch_spec(srv.url, "o-b"), tmp_path / "c")
+        assert srv.batches_created == 1
+    msg = str(err.value)
+    assert "token_limit_exceeded" in msg and "'o-fake'" in msg and "judges.o-b.batch.max_requests" in msg
+    assert "failed validation" not in msg and "check judges.o-b.model" not in msg
+
+
 def test_wait_false_submits_stops_and_the_next_run_collects(tmp_path):
     with FakeOpenAIServer(reasoning_models=("o-fake",), batch_polls=3) as srv:
         with pytest.raises(BatchPending) as err:

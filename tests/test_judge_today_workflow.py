@@ -14,6 +14,8 @@ import yaml
 
 from sumjudge.judge.testing import FakeOpenAIServer
 
+pytestmark = pytest.mark.system("rouge-perl")  # tests/_system.py NEEDS
+
 REPO = Path(__file__).resolve().parents[1]
 KEY = "sk-today-0123456789abcdef"
 RUNS = [("summeval", v) for v in ("base", "def", "def_ins", "sys_prompt")] + \

@@ -16,6 +16,8 @@ import yaml
 from sumjudge.io import read_meta
 from sumjudge.judge.testing import FakeOpenAIServer
 
+pytestmark = pytest.mark.system("rouge-perl")  # tests/_system.py NEEDS
+
 REPO = Path(__file__).resolve().parents[1]
 MARKER = "sk-MARKER-d41d8cd98f00b204e9800998ecf8427e"
 RUNS = [("summeval", v) for v in ("base", "def", "def_ins", "sys_prompt")] + \

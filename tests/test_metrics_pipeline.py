@@ -13,6 +13,8 @@ import yaml
 from _metric_models import local_metrics_config, tiny_models
 from sumjudge.io import read_meta
 
+pytestmark = pytest.mark.system("rouge-perl")  # tests/_system.py NEEDS
+
 REPO = Path(__file__).resolve().parents[1]
 SLICE = {"summeval": {"docs": 1}, "tldr": {"units": 4}, "realsumm": {"docs": 1}, "qags_xsum": {"units": 4},
          "newsroom": {"docs": 1}, "qags_cnn": {"docs": 1}}

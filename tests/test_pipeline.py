@@ -12,6 +12,8 @@ import pytest
 
 from sumjudge.io import read_meta
 
+pytestmark = pytest.mark.system("rouge-perl")  # tests/_system.py NEEDS
+
 REPO = Path(__file__).resolve().parents[1]
 TARGETS = [f"results/data/{d}.parquet" for d in
            ("summeval", "newsroom", "tldr", "realsumm", "qags_cnn", "qags_xsum")] + \

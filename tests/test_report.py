@@ -3,6 +3,7 @@ data, with ROUGE and a synthetic judge ('stub', 2 samples per unit) whose output
 are written in the judge stage's contract before the table rules run."""
 import base64
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +14,8 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).parent / "stub_judge"))
 from synthetic import write_judge  # noqa: E402
+
+pytestmark = pytest.mark.system("rouge-perl")  # tests/_system.py NEEDS
 
 REPO = Path(__file__).resolve().parents[1]
 DATASETS = ("summeval", "newsroom", "tldr", "realsumm", "qags_cnn", "qags_xsum")
@@ -170,9 +173,10 @@ def test_manifest_provenance(run):
 # ----------------------------------------------------------------------------- in a real browser
 
 def chromium() -> str:
-    from _system import ensure
+    from _system import NEEDS
 
-    return ensure("chromium", ["chromium"])
+    NEEDS["chromium"].install()
+    return shutil.which("chromium")
 
 
 def browse(url: str, out: Path, *extra: str) -> subprocess.CompletedProcess:
@@ -181,6 +185,7 @@ def browse(url: str, out: Path, *extra: str) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, capture_output=True, text=True, timeout=180)
 
 
+@pytest.mark.system("chromium")
 def test_overview_and_report_in_a_browser(run, tmp_path):
     """Rendered by headless Chromium: caveats on the landing page and beside each table,
     the judge-behaviour plots and the 28-bar chart."""

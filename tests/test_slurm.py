@@ -26,6 +26,8 @@ from sumjudge.judge.testing import FakeOpenAIServer
 sys.path.insert(0, str(Path(__file__).parent))
 from _slurm import LocalSlurm  # noqa: E402
 
+pytestmark = pytest.mark.system("slurm", "rouge-perl")  # tests/_system.py NEEDS
+
 REPO = Path(__file__).resolve().parents[1]
 PROFILES = REPO / "workflow/profiles"
 MARKER = "sk-SLURMMARKER-9e107d9d372bb6826bd81d3542a419d6"

@@ -319,6 +319,16 @@ class BatchRunner:
             fields = {"message": getattr(first, "message", None), "param": getattr(first, "param", None),
                       "code": getattr(first, "code", None)}
             detail = "; ".join(f"line {e.line}: {e.code}: {e.message}" for e in errs[:5]) or "no details"
+            if any(getattr(e, "code", None) == "token_limit_exceeded" for e in errs):
+                name = self.spec["name"]
+                raise FatalJudgeError("batch_token_limit", (
+                    f"judge '{name}': batch {batch.id} was refused at {self.base_url}: the enqueued-token limit "
+                    f"for model {self.spec['model']!r} is reached ({detail}). OpenAI counts the input tokens of "
+                    "all of your organisation's batches in flight for that model against this limit, per usage "
+                    "tier. Nothing was billed and every reply already collected is cached: run the same "
+                    "command again once batches in flight have finished, lower "
+                    f"judges.{name}.batch.max_requests so each batch holds fewer tokens, or set "
+                    f"judges.{name}.mode: live"))
             if fields["param"] in ("body", None) or not fields["message"]:
                 raise FatalJudgeError("batch_failed", f"judge '{self.spec['name']}': batch {batch.id} failed "
                                       f"validation at {self.base_url} ({detail}); check judges.{self.spec['name']}"

@@ -34,7 +34,7 @@ Answers as OpenAI's API does (shapes checked against the ``openai`` SDK's types)
   list, cancel): a batch is ``validating`` on its first retrieve, ``in_progress``
   until its ``batch_polls``-th, then final; ``batch_outcomes`` (a queue, one per
   batch created) picks ``completed``, ``expired`` (half the lines answered, the rest
-  ``batch_expired`` in the error file) or ``failed`` (validation errors). Lines are
+  ``batch_expired`` in the error file) or ``failed`` (validation errors), ``token_limit`` (failed: the model's enqueued-token limit). Lines are
   answered like live requests (faults included): 200s go to the output file, others
   to the error file.
 """
@@ -556,6 +556,15 @@ class FakeOpenAIServer:
                 b.update(status="failed", failed_at=now, errors={"object": "list", "data": [
                     {"code": "invalid_request", "message": "The request body is not valid for this model.",
                      "param": "body", "line": 1}]})
+            return
+        if final == "token_limit":  # OpenAI's refusal when a model's enqueued-token limit is reached
+            model = (st["lines"][0].get("body") or {}).get("model") if st["lines"] else None
+            with self.lock:
+                b.update(status="failed", failed_at=now, errors={"object": "list", "data": [
+                    {"code": "token_limit_exceeded", "line": None, "param": None,
+                     "message": f"Enqueued token limit reached for {model} in organization org-fake. "
+                                "Limit: 90,000 enqueued tokens. Please try again once some in_progress "
+                                "batches have been completed."}]})
             return
         lines = st["lines"]
         n_answer = len(lines) if final == "completed" else (len(lines) // 2 if final == "expired" else 0)

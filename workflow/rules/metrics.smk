@@ -46,6 +46,17 @@ METRIC_OUTPUTS += [
     if d in DATASETS
 ]
 
+# Never start jobs that can only fail: a missing model or parser stops the run here, with
+# every manual step in one message (sumjudge/metrics/preflight.py).
+if METRICS.get("check_models", True):
+    from sumjudge.metrics.preflight import manual_steps as _manual_steps, report as _preflight_report
+
+    _pending = [m for m in LEARNED_METRICS if m in METRICS["run"] and not all(
+        Path(f"{RESULTS}/metrics/{m}/{d}.parquet").exists() for d in METRICS[m]["datasets"] if d in DATASETS)]
+    _steps = _manual_steps(METRICS, _pending)
+    if _steps:
+        raise WorkflowError(_preflight_report(_steps, METRICS["run"]))
+
 
 rule metric_bertscore:
     """BERTScore F1 per summary (SummEval: mean over its 11 references)."""

@@ -1,0 +1,42 @@
+"""Every script in benchmarks/ runs at its smallest size and prints its figures
+(a smoke test: the figures themselves are the benchmarks' business, not the tests')."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+# script -> (arguments for its smallest run, patterns its output must hold)
+SMALLEST = {
+    "judge_cost.py": (["--price-input", "0.0004", "--price-cached-input", "0.0001", "--price-output", "0.0016",
+                       "--requests", "10"],
+                      [r"\n\s+live\s+10508\s", r"\n\s+batch\s+10508\s", r"live, cached prefixes\s+10508",
+                       r"share of live: live 1\.000, batch 0\.500", r"achieved_rpm"]),
+    "judge_throughput.py": (["--skip-embedded", "--requests", "10"], [r"achieved_rpm", r"share_of_limit"]),
+    "rouge_bench.py": (["--workers", "1"], [r"workers=1:\s+[\d.]+ s wall"]),
+    "bootstrap_schemes.py": (["--schemes", "documents"], [r"Table 1\s+ROUGE-1 consistency sample", r"documents"]),
+}
+
+
+def test_every_benchmark_has_a_smallest_run():
+    scripts = {p.name for p in (REPO / "benchmarks").glob("*.py") if not p.name.startswith("_")}
+    assert scripts == set(SMALLEST), f"add the new scripts to SMALLEST: {sorted(scripts ^ set(SMALLEST))}"
+
+
+@pytest.mark.slow
+@pytest.mark.system("rouge-perl")
+@pytest.mark.parametrize("script", sorted(SMALLEST))
+def test_benchmark_prints_its_figures(script, mirror, tmp_path):
+    args, patterns = SMALLEST[script]
+    extra = ["--cache", str(tmp_path)] if script == "bootstrap_schemes.py" else []
+    out = subprocess.run([sys.executable, str(REPO / "benchmarks" / script), *args, *extra], capture_output=True,
+                         text=True, timeout=1200, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert out.returncode == 0, out.stderr[-3000:]
+    for pattern in patterns:
+        assert re.search(pattern, out.stdout), f"{script}: no {pattern!r} in\n{out.stdout[-3000:]}"
