@@ -21,6 +21,9 @@ SMALLEST = {
     "judge_throughput.py": (["--skip-embedded", "--requests", "10"], [r"achieved_rpm", r"share_of_limit"]),
     "rouge_bench.py": (["--workers", "1"], [r"workers=1:\s+[\d.]+ s wall"]),
     "bootstrap_schemes.py": (["--schemes", "documents"], [r"Table 1\s+ROUGE-1 consistency sample", r"documents"]),
+    "rouge_settings.py": (["--tables", "2"], [r"Table 2 \(newsroom\): \d+/36 within 0.005, max [\d.]+"]),
+    "weighted_scores.py": (["--judge", "qwen-0.5b", "--docs", "1", "--systems", "2", "--no-logits-all"],
+                           [r"\nweighted\s+[\d.]+\s+[\d.]+", r"\ninteger\s+[\d.]+\s+1\.00"]),
 }
 
 

@@ -2,18 +2,17 @@
 the ROUGE-1.5.5 settings that reproduce the paper (SEE format, per-reference mean),
 agreement of rouge-score with the original Perl ROUGE-1.5.5, and the 72 ROUGE cells
 of Tables 1 and 2 against the published ones."""
-import shutil
-import subprocess
-
 import numpy as np
 import pandas as pd
 import pytest
 
-from _system import ensure_ready
+from _system import NEEDS
 from sumjudge.metrics.rouge import RougePerlError, rouge_perl_batch, rouge_score_pair, score_dataset, \
     split_sentences
 from sumjudge.tables.correlation import ROUGE_ROWS, correlation_rows
 from sumjudge.tables.published import attach_published
+
+pytestmark = pytest.mark.system("rouge-perl")  # the default implementation is ROUGE-1.5.5 (tests/_system.py)
 
 
 def test_hand_computed_single_reference():
@@ -68,16 +67,10 @@ def test_no_rouge_without_references(prepared):
         score_dataset(prepared("qags_cnn").head(2), "qags_cnn", progress=False)
 
 
-def _perl_ready() -> bool:
-    if not shutil.which("perl"):
-        return False
-    return subprocess.run(["perl", "-MXML::Parser", "-e", "1"], capture_output=True).returncode == 0
-
-
 @pytest.fixture(scope="module")
 def perl():
     # ROUGE-1.5.5 needs perl with XML::Parser: installed here when missing, never skipped
-    ensure_ready(_perl_ready, ["perl", "libxml-parser-perl"], "perl with XML::Parser not found")
+    NEEDS["rouge-perl"].install()
 
 
 def test_perl_see_format_keeps_a_sentence_up_to_its_first_angle_bracket(perl):
