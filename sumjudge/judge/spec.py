@@ -82,12 +82,17 @@ def _with_defaults(key: str, defaults: dict[str, Any], given: dict[str, Any] | N
     return {**defaults, **(given or {})}
 
 
+OPTIONAL_KEYS = ("price_per_hour",)
+
+
 def judge_spec(name: str, settings: dict[str, Any] | None) -> dict[str, Any]:
     """Settings of judge ``name`` with every default filled in (a plain dict)."""
     if not NAME_PATTERN.match(name):
         raise JudgeConfigError(f"judge name {name!r} (config key judges.{name}): use letters, digits, . _ -")
     spec = copy.deepcopy(JUDGE_DEFAULTS)
-    unknown = set(settings or {}) - set(spec)
+    # optional keys, kept in the spec only when set (absent ones leave existing judge params unchanged):
+    # price_per_hour (USD per hour of a local judge's machine; the leaderboard's cost column)
+    unknown = set(settings or {}) - set(spec) - set(OPTIONAL_KEYS)
     if unknown:
         raise JudgeConfigError(f"config key judges.{name}: unknown setting(s) {', '.join(sorted(unknown))}; "
                                f"allowed: {', '.join(sorted(spec))}")

@@ -274,3 +274,44 @@ rule overview:
         "../../envs/tables.yaml"
     script:
         "../../scripts/overview.py"
+
+
+# The judge leaderboard (issue 17): built whenever judge.run names a judge.
+LEADERBOARD_DIR = f"{RESULTS}/leaderboard"
+LEADERBOARD_OUTPUTS = [f"{LEADERBOARD_DIR}/leaderboard.{ext}" for ext in ("csv", "tex", "html")] + [
+    f"{LEADERBOARD_DIR}/frontier.svg", f"{LEADERBOARD_DIR}/frontier.png"] if JUDGE_RUN else []
+TABLE_OUTPUTS += LEADERBOARD_OUTPUTS
+_LB_DATASETS = [d for d in ALL_DATASETS if d in DATASETS]
+
+
+rule leaderboard:
+    """Judges and leave-one-out human annotators per paper column: value, n, interval, rank group,
+    validity gates, the alt-test, cost and time (docs/statistics.md, "The judge leaderboard")."""
+    input:
+        tables=CHART_CSVS,
+        data=[dataset_table(d) for d in _LB_DATASETS],
+        judges=judge_files(JUDGE_OUTPUTS, _LB_DATASETS, ["base"]),
+    output:
+        csv=report(f"{LEADERBOARD_DIR}/leaderboard.csv", caption="../report/overview.rst", category="Leaderboard",
+                   labels={"what": "leaderboard", "format": "CSV"}),
+        tex=f"{LEADERBOARD_DIR}/leaderboard.tex",
+        html=report(f"{LEADERBOARD_DIR}/leaderboard.html", caption="../report/overview.rst", category="Leaderboard",
+                    labels={"what": "leaderboard", "format": "HTML"}),
+        svg=f"{LEADERBOARD_DIR}/frontier.svg",
+        png=report(f"{LEADERBOARD_DIR}/frontier.png", caption="../report/overview.rst", category="Leaderboard",
+                   labels={"what": "frontier", "format": "PNG"}),
+        summary=f"{LEADERBOARD_DIR}/summary.csv",
+        pairs=f"{LEADERBOARD_DIR}/pairs.csv",
+        alt=f"{LEADERBOARD_DIR}/alt_test.csv",
+    log:
+        "logs/tables/leaderboard.log",
+    params:
+        datasets=_LB_DATASETS,
+        judges=lambda wc: {j: {k: v for k, v in JUDGES[j].items() if k in ("embedded", "base_url", "price_per_hour")}
+                           for j in JUDGE_RUN} if isinstance(JUDGES, dict) else {},
+        settings=TABLE_SETTINGS,
+        alt_test=config.get("leaderboard", {}).get("alt_test", {}),
+    conda:
+        "../../envs/tables.yaml"
+    script:
+        "../../scripts/leaderboard.py"
