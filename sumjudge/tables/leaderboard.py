@@ -62,7 +62,9 @@ def cost_row(judge: str, usages: list[dict], cfg: dict) -> dict:
     units = sum(int(u.get("n_units") or 0) for u in usages)
     wall = sum(float(u.get("wall_s") or 0.0) for u in usages)
     usd = sum(float(u.get("total_cost_usd", u.get("cost_usd")) or 0.0) for u in usages)
-    local = bool(cfg.get("embedded")) or any(h in str(cfg.get("base_url", "")) for h in ("localhost", "127.0.0.1"))
+    # local: embedded, or a server on this machine without a token price (vLLM, Ollama)
+    local = bool(cfg.get("embedded")) or (any(h in str(cfg.get("base_url", "")) for h in ("localhost", "127.0.0.1"))
+                                          and cfg.get("price_input_per_1k") is None)
     per_k = 1000 / units if units else float("nan")
     rec = {"row": judge, "units": units, "seconds_per_1k": wall * per_k, "wall_s": wall, "local": local}
     if local:

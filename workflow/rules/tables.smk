@@ -307,7 +307,8 @@ rule leaderboard:
         "logs/tables/leaderboard.log",
     params:
         datasets=_LB_DATASETS,
-        judges=lambda wc: {j: {k: v for k, v in JUDGES[j].items() if k in ("embedded", "base_url", "price_per_hour")}
+        judges=lambda wc: {j: {k: v for k, v in JUDGES[j].items() if k in ("embedded", "base_url", "price_per_hour",
+                                                                        "price_input_per_1k")}
                            for j in JUDGE_RUN} if isinstance(JUDGES, dict) else {},
         settings=TABLE_SETTINGS,
         alt_test=config.get("leaderboard", {}).get("alt_test", {}),
