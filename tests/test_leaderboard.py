@@ -110,7 +110,7 @@ def test_summary_cost_and_alt_test(board):
 def test_latex_and_page_render(board):
     _, out = board
     tex = latex(out["cells"], out["summary"])
-    assert tex.count(r"\begin{table}") == 13 and "expert0 (LOO)" in tex
+    assert tex.count(r"\begin{table*}") == 13 and "expert0 (LOO)" in tex
     html = page(out["cells"], out["summary"], out["pairs"])
     assert "Which judge is human-like?" in html and "greyed: parse rate 50% &lt; 95%" in html
 

@@ -292,7 +292,7 @@ def latex(cells: pd.DataFrame, summary: pd.DataFrame) -> str:
             "_", r"\_").replace("#", r"\#").replace("[", "{[}").replace("]", "{]}")
     lines = [r"% the judge leaderboard (sumjudge.tables.leaderboard); one cell per row and column"]
     for col, part in cells.groupby("column", sort=False):
-        lines += [r"\begin{table}[ht]\centering\small", r"\begin{tabular}{llrrrl}", r"\hline",
+        lines += [r"\begin{table*}[ht]\centering\small", r"\begin{tabular}{llrrrl}", r"\hline",
                   r"Row & Kind & Value & n & 95\% interval & Rank / note \\", r"\hline"]
         for _, r in part.iterrows():
             note = r["reason"] if r["greyed"] else (f"rank {int(r['rank_group'])}" if not pd.isna(r["rank_group"])
@@ -302,13 +302,13 @@ def latex(cells: pd.DataFrame, summary: pd.DataFrame) -> str:
                          f"{esc('' if pd.isna(r['ci_low']) else '[' + _fmt(r['ci_low']) + ', ' + _fmt(r['ci_high']) + ']')}"
                          f" & {esc(note)} \\\\")
         lines += [r"\hline", r"\end{tabular}", f"\\caption{{Leaderboard column {esc(col)}: judges (rank groups "
-                  r"from Holm-corrected paired tests) and human annotators scored leave-one-out.}}", r"\end{table}", ""]
-    lines += [r"\begin{table}[ht]\centering\small", r"\begin{tabular}{lrrrll}", r"\hline",
+                  r"from Holm-corrected paired tests) and human annotators scored leave-one-out.}", r"\end{table*}", ""]
+    lines += [r"\begin{table*}[ht]\centering\small", r"\begin{tabular}{lrrrll}", r"\hline",
               r"Judge & Columns won & Mean rank & Rank groups & Alt-test & USD / 1000 units \\", r"\hline"]
     for _, s in summary.iterrows():
         lines.append(f"{esc(s['row'])} & {s['columns_won']} & {esc(_fmt(s['mean_rank'], 2))} & {s['rank_groups']} & "
                      f"{esc(s['alt_passes'])} & {esc(s['usd_per_1k'])} \\\\")
-    lines += [r"\hline", r"\end{tabular}", r"\caption{Judge leaderboard summary.}", r"\end{table}", ""]
+    lines += [r"\hline", r"\end{tabular}", r"\caption{Judge leaderboard summary.}", r"\end{table*}", ""]
     return "\n".join(lines)
 
 
