@@ -118,3 +118,34 @@ def test_latex_and_page_render(board):
 def test_cost_row_not_priced_for_unpriced_api():
     r = cost_row("x", [{"n_units": 10, "wall_s": 5, "total_cost_usd": 0, "priced": False}], {"base_url": "https://a"})
     assert r["usd_per_1k"] == "not priced" and r["seconds_per_1k"] == pytest.approx(500)
+
+
+def test_tldr_both_orders_in_the_cell(tmp_path):
+    """A TLDR judge asked in both orders: flip rate and the three accuracies in its cell."""
+    data = pd.DataFrame({"unit_id": ["p0/0", "p0/1", "p1/0", "p1/1"], "post_id": ["p0", "p0", "p1", "p1"],
+                         "summary_0": list("abcd"), "summary_1": list("efgh"), "choice": [0, 1, 0, 1]})
+    dp = tmp_path / "data" / "tldr.parquet"
+    dp.parent.mkdir(parents=True)
+    data.to_parquet(dp)
+    paths = []
+    for variant, choice in (("base", [0, 1, 1, 1]), ("base_swapped", [1, 1, 1, 0])):
+        d = tmp_path / "judge" / "j" / "tldr"
+        d.mkdir(parents=True, exist_ok=True)
+        pd.DataFrame({"unit_id": data["unit_id"], "sample": 0, "status": "ok", "choice": choice}).to_parquet(
+            d / f"{variant}.parquet")
+        paths.append(str(d / f"{variant}.parquet"))
+    t = tmp_path / "table3.csv"
+    pd.DataFrame([{"table": "Table 3", "dataset": "TLDR", "dimension": "pairwise", "level": "accuracy", "row": "j",
+                   "kind": "judge", "value": 0.75, "ci_low": 0.5, "ci_high": 1.0, "n": 4,
+                   "near_constant": False}]).to_csv(t, index=False)
+    out = build([str(t)], {"tldr": str(dp)}, paths, {"j": {"embedded": "x"}}, {"seed": 0, "permutation": "documents"})
+    c = out["cells"]
+    r = c[(c["row"] == "j")].iloc[0]
+    # swapped picks as original index: 0 0 0 1; original 0 1 1 1 -> agree on pairs 0 and 3: flip .5
+    assert r["flip_rate"] == pytest.approx(0.5) and r["flip_flag"]
+    assert r["acc_original"] == pytest.approx(0.75)          # 0=0, 1=1, 1!=0, 1=1
+    assert r["acc_agreement_else_tie"] == pytest.approx((1 + 0.5 + 0.5 + 1) / 4)
+    assert r["acc_agreement_only"] == pytest.approx(1.0) and r["n_conflicts"] == 2
+    human = c[c["kind"] == "human"].iloc[0]
+    assert "one label per unit" in human["note"]
+    assert "flip 50% (flagged &gt; 10%)" in page(c, out["summary"], out["pairs"])

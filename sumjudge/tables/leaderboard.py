@@ -24,6 +24,7 @@ import pandas as pd
 
 from ..datasets import BUILTIN
 from ..stats import alt_test as at
+from ..stats.orders import both_orders
 from ..stats.loo import loo_labels, loo_likert, votes_from_counts
 from ..stats.matrix import likert_matrix
 from ..stats.paired import cluster_paired_accuracy, pair_family, rank_groups, separable
@@ -37,7 +38,9 @@ DEFAULT_ALT = {"epsilon": {"summeval": 0.2, "newsroom": 0.15, "qags_cnn": 0.1, "
 LABEL_TO_NAME = {s.label: s.name for s in BUILTIN.values()}
 CELL_COLUMNS = ["row", "kind", "column", "table", "dataset", "dimension", "level", "value", "n", "ci_low",
                 "ci_high", "loo_value", "rank_group", "parse_rate", "near_constant", "greyed", "reason",
-                "alt_winning_rate", "alt_advantage", "alt_passed", "alt_annotators", "alt_left_out", "note"]
+                "alt_winning_rate", "alt_advantage", "alt_passed", "alt_annotators", "alt_left_out", "note",
+                "flip_rate", "position_consistency", "first_position_rate", "acc_original",
+                "acc_agreement_else_tie", "acc_agreement_only", "n_conflicts", "flip_flag"]
 
 
 def _annotator_columns(data: pd.DataFrame, dim: str) -> list[str]:
@@ -124,11 +127,13 @@ def build(table_csvs: list[str], data_paths: dict[str, str], judge_paths: list[s
     schemes = level_schemes(settings.get("permutation", "documents"))
     tables = pd.concat([pd.read_csv(p) for p in table_csvs], ignore_index=True) if table_csvs else pd.DataFrame()
     judge_rows = tables[tables.get("kind", pd.Series(dtype=str)) == "judge"] if len(tables) else tables
-    base = {}
+    base, swapped = {}, {}
     for p in judge_paths:
         parsed = parse_judge_path(p)
         if parsed and parsed[2] == "base":
             base[(parsed[0], parsed[1])] = p
+        elif parsed and parsed[2] == "base_swapped":  # judge.pairwise_orders: [original, swapped]
+            swapped[(parsed[0], parsed[1])] = p
     judges = list(dict.fromkeys(j for j, _ in base))
     frames = {k: _judge_frame(p) for k, p in base.items()}
     datas = {n: pd.read_parquet(p) for n, p in data_paths.items()}
@@ -153,7 +158,19 @@ def build(table_csvs: list[str], data_paths: dict[str, str], judge_paths: list[s
                                            "near-constant answers" if nc else "") if x)
             values[j] = float(r["value"]) if len(t) else float("nan")
             gates[j] = reason
-            cells.append({**rec0, "row": j, "kind": "judge", "value": values[j],
+            orders = {}
+            if (j, name) in swapped and BUILTIN[name].protocol == "pairwise":
+                f, fs = frames[(j, name)], _judge_frame(swapped[(j, name)])
+                ids_ = data["unit_id"].astype(str)
+                pick = lambda fr: pd.to_numeric(fr["choice"], errors="coerce").where(  # noqa: E731
+                    fr["status"].astype(str) == "ok").reindex(ids_).to_numpy(dtype=float)
+                b = both_orders(pick(f), pick(fs), data["choice"].to_numpy(dtype=float))
+                orders = {"flip_rate": b.flip_rate, "position_consistency": b.consistency,
+                          "first_position_rate": b.first_position_rate, "acc_original": b.acc_original,
+                          "acc_agreement_else_tie": b.acc_agreement_else_tie,
+                          "acc_agreement_only": b.acc_agreement_only, "n_conflicts": b.n_conflicts,
+                          "flip_flag": b.flagged}
+            cells.append({**rec0, **orders, "row": j, "kind": "judge", "value": values[j],
                           "n": r.get("n") if len(t) else np.nan, "ci_low": r.get("ci_low") if len(t) else np.nan,
                           "ci_high": r.get("ci_high") if len(t) else np.nan, "parse_rate": pr,
                           "near_constant": nc, "greyed": bool(reason), "reason": reason})
@@ -273,8 +290,14 @@ def _fmt(v, digits=3) -> str:
 
 def cell_text(r) -> str:
     if r["kind"] == "human":
-        return "" if pd.isna(r["value"]) else f"{r['value']:.3f} (n={int(r['n'])})"
+        if pd.isna(r["value"]):
+            return r["note"] if isinstance(r.get("note"), str) else ""
+        return f"{r['value']:.3f} (n={int(r['n'])})"
     s = f"{_fmt(r['value'])} [{_fmt(r['ci_low'])}, {_fmt(r['ci_high'])}] n={_fmt(r['n'], 0) if pd.isna(r['n']) else int(r['n'])}"
+    if not pd.isna(r.get("flip_rate", np.nan)):
+        s += (f" flip {r['flip_rate']:.0%}{' (flagged > 10%)' if r['flip_flag'] in (True, 1) else ''}; acc original "
+              f"{_fmt(r['acc_original'])}, agreement-else-tie {_fmt(r['acc_agreement_else_tie'])}, agreement-only "
+              f"{_fmt(r['acc_agreement_only'])} ({int(r['n_conflicts'])} conflicts left out)")
     return s + (f" greyed: {r['reason']}" if r["greyed"] else f" rank {int(r['rank_group'])}" if not pd.isna(r["rank_group"]) else "")
 
 

@@ -290,7 +290,7 @@ rule leaderboard:
     input:
         tables=CHART_CSVS,
         data=[dataset_table(d) for d in _LB_DATASETS],
-        judges=judge_files(JUDGE_OUTPUTS, _LB_DATASETS, ["base"]),
+        judges=judge_files(JUDGE_OUTPUTS, _LB_DATASETS, ["base"]) + judge_files(SWAPPED_OUTPUTS),
     output:
         csv=report(f"{LEADERBOARD_DIR}/leaderboard.csv", caption="../report/overview.rst", category="Leaderboard",
                    labels={"what": "leaderboard", "format": "CSV"}),
