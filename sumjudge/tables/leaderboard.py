@@ -25,6 +25,7 @@ import pandas as pd
 from ..datasets import BUILTIN
 from ..stats import alt_test as at
 from ..stats.orders import both_orders
+from ..stats.repeats import sample_variance, two_stage_bootstrap
 from ..stats.loo import loo_labels, loo_likert, votes_from_counts
 from ..stats.matrix import likert_matrix
 from ..stats.paired import cluster_paired_accuracy, pair_family, rank_groups, separable
@@ -40,7 +41,8 @@ CELL_COLUMNS = ["row", "kind", "column", "table", "dataset", "dimension", "level
                 "ci_high", "loo_value", "rank_group", "parse_rate", "near_constant", "greyed", "reason",
                 "alt_winning_rate", "alt_advantage", "alt_passed", "alt_annotators", "alt_left_out", "note",
                 "flip_rate", "position_consistency", "first_position_rate", "acc_original",
-                "acc_agreement_else_tie", "acc_agreement_only", "n_conflicts", "flip_flag"]
+                "acc_agreement_else_tie", "acc_agreement_only", "n_conflicts", "flip_flag",
+                "n_samples", "sample_variance", "interval"]
 
 
 def _annotator_columns(data: pd.DataFrame, dim: str) -> list[str]:
@@ -117,6 +119,32 @@ def _votes(name: str, data: pd.DataFrame) -> np.ndarray | None:
     return None
 
 
+def repeat_cells(name: str, data: pd.DataFrame, path: str, dim: str, settings: dict) -> dict:
+    """For a judge with samples > 1: its sample-to-sample variance on the column, and for an
+    accuracy column the two-stage bootstrap interval (documents, then samples within a unit)."""
+    full = pd.read_parquet(path)
+    if "sample" not in full or full["sample"].nunique() < 2:
+        return {"n_samples": 1, "interval": "bootstrap (Tables 1-5)"}
+    full["unit_id"] = full["unit_id"].astype(str)
+    samples = sorted(full["sample"].unique())
+    per = {s: full[full["sample"] == s].set_index("unit_id") for s in samples}
+    spec = BUILTIN[name]
+    if spec.protocol == "likert":
+        ids = data["unit_id"].astype(str)
+        m = np.stack([pd.to_numeric(per[s][dim], errors="coerce").where(per[s]["status"].astype(str) == "ok")
+                      .reindex(ids).to_numpy(dtype=float) for s in samples], axis=1)
+        return {"n_samples": len(samples), "sample_variance": sample_variance(m)[0],
+                "interval": "bootstrap (Tables 1-5)"}
+    preds = [_accuracy_units(name, data, per[s]) for s in samples]
+    gold, clusters = preds[0][1], preds[0][2]
+    m = np.stack([p[0] for p in preds], axis=1)
+    correct = np.where(np.isnan(m), np.nan, (m == gold[:, None]).astype(float))
+    iv, _ = two_stage_bootstrap(correct, clusters, int(settings.get("bootstrap_resamples", 1000)),
+                                int(settings.get("seed", 2023)), float(settings.get("confidence", 0.95)))
+    return {"n_samples": len(samples), "sample_variance": sample_variance(m)[0], "ci_low": iv.low,
+            "ci_high": iv.high, "interval": "two-stage bootstrap (documents, then samples)"}
+
+
 def build(table_csvs: list[str], data_paths: dict[str, str], judge_paths: list[str], judges_cfg: dict,
           settings: dict, alt: dict | None = None) -> dict[str, pd.DataFrame]:
     """Every leaderboard frame: ``cells`` (one row per row x column), ``summary`` (per judge),
@@ -173,7 +201,8 @@ def build(table_csvs: list[str], data_paths: dict[str, str], judge_paths: list[s
             cells.append({**rec0, **orders, "row": j, "kind": "judge", "value": values[j],
                           "n": r.get("n") if len(t) else np.nan, "ci_low": r.get("ci_low") if len(t) else np.nan,
                           "ci_high": r.get("ci_high") if len(t) else np.nan, "parse_rate": pr,
-                          "near_constant": nc, "greyed": bool(reason), "reason": reason})
+                          "near_constant": nc, "greyed": bool(reason), "reason": reason,
+                          **repeat_cells(name, data, base[(j, name)], dim, settings)})
         # humans (leave-one-out) and the judges against the same references; paired tests
         ids = data["unit_id"].astype(str)
         if level != "accuracy":
