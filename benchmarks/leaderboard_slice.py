@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 import time
@@ -43,8 +44,10 @@ def main() -> None:
             rc, wall, log = snakemake(extra, a.mirror, *args)
             Path(f"{a.log}.{label.replace(' ', '_')}.log").write_text(log)
             nothing = "Nothing to be done" in log
-            print(f"{label}: rc={rc} wall_s={wall:.1f} fake-server requests={server.requests_received - before} "
-                  f"nothing-to-be-done={nothing}")
+            sent = sum(int(n) for n in re.findall(r"(\d+) requests sent", log))  # every judge job's own count
+            jobs = sorted(set(re.findall(r"^rule (\w+):", log, re.M)))
+            print(f"{label}: rc={rc} wall_s={wall:.1f} requests sent by judge jobs={sent} fake-server "
+                  f"requests={server.requests_received - before} nothing-to-be-done={nothing} rules run={jobs}")
             if rc != 0:
                 print(log[-3000:])
                 return
