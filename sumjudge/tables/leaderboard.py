@@ -68,8 +68,8 @@ def cost_row(judge: str, usages: list[dict], cfg: dict) -> dict:
     wall = sum(float(u.get("wall_s") or 0.0) for u in usages)
     usd = sum(float(u.get("total_cost_usd", u.get("cost_usd")) or 0.0) for u in usages)
     # local: embedded, or a server on this machine without a token price (vLLM, Ollama)
-    local = bool(cfg.get("embedded")) or (any(h in str(cfg.get("base_url", "")) for h in ("localhost", "127.0.0.1"))
-                                          and cfg.get("price_input_per_1k") is None)
+    on_host = cfg.get("local_server", any(h in str(cfg.get("base_url", "")) for h in ("localhost", "127.0.0.1")))
+    local = bool(cfg.get("embedded")) or (bool(on_host) and cfg.get("price_input_per_1k") is None)
     per_k = 1000 / units if units else float("nan")
     rec = {"row": judge, "units": units, "seconds_per_1k": wall * per_k, "wall_s": wall, "local": local}
     if local:

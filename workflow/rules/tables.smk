@@ -307,8 +307,12 @@ rule leaderboard:
         "logs/tables/leaderboard.log",
     params:
         datasets=_LB_DATASETS,
-        judges=lambda wc: {j: {k: v for k, v in JUDGES[j].items() if k in ("embedded", "base_url", "price_per_hour",
-                                                                        "price_input_per_1k")}
+        # local or not and the prices, never the base_url (a server's port must not rebuild the leaderboard)
+        judges=lambda wc: {j: {"embedded": bool(JUDGES[j].get("embedded")),
+                               "local_server": any(h in str(JUDGES[j].get("base_url") or "")
+                                                   for h in ("localhost", "127.0.0.1")),
+                               "price_per_hour": JUDGES[j].get("price_per_hour"),
+                               "price_input_per_1k": JUDGES[j].get("price_input_per_1k")}
                            for j in JUDGE_RUN} if isinstance(JUDGES, dict) else {},
         settings=TABLE_SETTINGS,
         alt_test=config.get("leaderboard", {}).get("alt_test", {}),
