@@ -62,10 +62,13 @@ def _parse_rate(df: pd.DataFrame) -> float:
     return float((df["status"].astype(str) == "ok").mean()) if len(df) else float("nan")
 
 
-def cost_row(judge: str, usages: list[dict], cfg: dict) -> dict:
-    """USD and seconds per 1000 units and for the whole run; a local judge is priced only with price_per_hour."""
+def cost_row(judge: str, usages: list[dict], cfg: dict, seconds: float | None = None) -> dict:
+    """USD and seconds per 1000 units and for the whole run; a local judge is priced only with price_per_hour.
+
+    ``seconds``: the replies' own latencies (kept with cached replies, so a run answered from
+    the cache still shows what the replies took to make); default: the runs' wall time."""
     units = sum(int(u.get("n_units") or 0) for u in usages)
-    wall = sum(float(u.get("wall_s") or 0.0) for u in usages)
+    wall = seconds if seconds is not None and seconds > 0 else sum(float(u.get("wall_s") or 0.0) for u in usages)
     usd = sum(float(u.get("total_cost_usd", u.get("cost_usd")) or 0.0) for u in usages)
     # local: embedded, or a server on this machine without a token price (vLLM, Ollama)
     on_host = cfg.get("local_server", any(h in str(cfg.get("base_url", "")) for h in ("localhost", "127.0.0.1")))
@@ -143,6 +146,18 @@ def repeat_cells(name: str, data: pd.DataFrame, path: str, dim: str, settings: d
                                 int(settings.get("seed", 2023)), float(settings.get("confidence", 0.95)))
     return {"n_samples": len(samples), "sample_variance": sample_variance(m)[0], "ci_low": iv.low,
             "ci_high": iv.high, "interval": "two-stage bootstrap (documents, then samples)"}
+
+
+def _latency(base: dict, judge: str) -> float | None:
+    """Sum of the replies' latency_s over a judge's base-prompt tables (None if not recorded)."""
+    total, seen = 0.0, False
+    for (j, _), p in base.items():
+        if j == judge:
+            df = pd.read_parquet(p, columns=None)
+            if "latency_s" in df:
+                total += float(pd.to_numeric(df["latency_s"], errors="coerce").fillna(0).sum())
+                seen = True
+    return total if seen else None
 
 
 def build(table_csvs: list[str], data_paths: dict[str, str], judge_paths: list[str], judges_cfg: dict,
@@ -304,7 +319,8 @@ def build(table_csvs: list[str], data_paths: dict[str, str], judge_paths: list[s
                         "mean_rank": float(np.mean(ranks)) if ranks else np.nan,
                         "rank_groups": len(set(ranks)), "greyed_columns": sum(1 for c in mine if c.get("greyed")),
                         "alt_passes": f"passes {sum(v.passed for v in tested)} of {len(tested)}",
-                        **{k: v for k, v in cost_row(j, usages, judges_cfg.get(j, {})).items() if k != "row"}})
+                        **{k: v for k, v in cost_row(j, usages, judges_cfg.get(j, {}), _latency(base, j)).items()
+                           if k != "row"}})
     cells_df = pd.DataFrame(cells)
     for c in CELL_COLUMNS + ["separable_pairs"]:
         if c not in cells_df:
