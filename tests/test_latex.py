@@ -87,3 +87,14 @@ def test_latex_minus_signs_bold_and_caption(latex_tables, tables):
     assert not re.search(r"(?<![$\w])-0\.\d", tex)  # no hyphen minus before a number
     assert "stub (stub-model; not the paper's ChatGPT" in tex
     assert "12 documents" in tex and "slice (docs: 12)" in tex
+
+
+@pytest.mark.slow
+def test_leaderboard_latex_compiles_without_overfull_boxes(tmp_path):
+    """results/leaderboard/leaderboard.tex as the rule writes it (synthetic three-judge board)."""
+    from sumjudge.tables.leaderboard import latex
+    from test_leaderboard import board as _board_fixture
+
+    _, out = _board_fixture.__wrapped__(tmp_path)
+    log = compile_tex(latex(out["cells"], out["summary"]), tmp_path, "leaderboard")
+    assert not overfull(log), overfull(log)

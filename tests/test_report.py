@@ -215,3 +215,28 @@ def test_overview_and_report_in_a_browser(run, tmp_path):
     assert rep.returncode == 0, rep.stderr[-2000:]
     assert "Read with care" in rep.stdout and "not the paper's ChatGPT" in rep.stdout
     assert "slice" in rep.stdout
+
+
+def test_leaderboard_page_in_a_browser(run, tmp_path):
+    """The judge leaderboard: linked from the overview, rendered by headless Chromium with the
+    judge's cells (value, interval, n, rank or the greyed reason) and leave-one-out human rows."""
+    workdir, judged = run
+    if not judged:
+        pytest.skip("no judge configured: the leaderboard is not built")
+    overview = (workdir / "results/tables/overview.html").read_text()
+    assert "href='../leaderboard/leaderboard.html'" in overview
+    page = workdir / "results/leaderboard/leaderboard.html"
+    dom = browse(page.as_uri(), tmp_path / "lb", "--dump-dom")
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    html = dom.stdout
+    assert 'id="leaderboard"' in html and "Which judge is human-like?" in html and "<svg" in html
+    for human in ("SummEval annotator expert0 (LOO)", "Newsroom annotator r0 (LOO)", "QAGS_CNN vote 1 (LOO)",
+                  "REALSumm voter (LOO, mean of positions)"):
+        assert human in html, human
+    cells = pd.read_csv(workdir / "results/leaderboard/leaderboard.csv")
+    stub = cells[cells["row"] == "stub"]
+    assert len(stub) == 28 and stub["n"].notna().all() and stub["ci_low"].notna().all()
+    assert (stub["rank_group"].notna() | stub["greyed"]).all()
+    shot = tmp_path / "leaderboard.png"
+    pic = browse(page.as_uri(), tmp_path / "lb2", f"--screenshot={shot}", "--window-size=1400,3000")
+    assert pic.returncode == 0 and shot.read_bytes()[:4] == b"\x89PNG"

@@ -88,17 +88,25 @@ def _with_defaults(key: str, defaults: dict[str, Any], given: dict[str, Any] | N
     return {**defaults, **(given or {})}
 
 
+OPTIONAL_KEYS = ("price_per_hour", "scores")
+
+
 def judge_spec(name: str, settings: dict[str, Any] | None) -> dict[str, Any]:
     """Settings of judge ``name`` with every default filled in (a plain dict)."""
     if not NAME_PATTERN.match(name):
         raise JudgeConfigError(f"judge name {name!r} (config key judges.{name}): use letters, digits, . _ -")
     spec = copy.deepcopy(JUDGE_DEFAULTS)
-    unknown = set(settings or {}) - set(spec)
+    # optional keys, kept in the spec only when set (absent ones leave existing judge params unchanged):
+    # price_per_hour (USD per hour of a local judge's machine; the leaderboard's cost column),
+    # scores (another tool's scores, sumjudge.judge.imported: no request is sent)
+    unknown = set(settings or {}) - set(spec) - set(OPTIONAL_KEYS)
     if unknown:
         raise JudgeConfigError(f"config key judges.{name}: unknown setting(s) {', '.join(sorted(unknown))}; "
                                f"allowed: {', '.join(sorted(spec))}")
     spec.update(copy.deepcopy(settings or {}))
     spec["name"] = name
+    if not spec["model"] and spec.get("scores"):
+        spec["model"] = "imported-scores"
     if not spec["model"]:
         raise JudgeConfigError(f"config key judges.{name}.model: a model id is required")
     if spec["embedded"]:
@@ -111,8 +119,9 @@ def judge_spec(name: str, settings: dict[str, Any] | None) -> dict[str, Any]:
         spec["server"] = _with_defaults(f"judges.{name}.server", EMBEDDED_SERVER_DEFAULTS, spec["server"])
         if "top_logprobs" not in (settings or {}):
             spec["top_logprobs"] = EMBEDDED_TOP_LOGPROBS
-    elif not spec["base_url"]:
-        raise JudgeConfigError(f"config key judges.{name}: set base_url (an OpenAI-compatible API) or embedded")
+    elif not spec["base_url"] and not spec.get("scores"):
+        raise JudgeConfigError(f"config key judges.{name}: set base_url (an OpenAI-compatible API), embedded, "
+                               "or scores (another tool's scores)")
     elif spec["server"]:
         raise JudgeConfigError(f"config key judges.{name}.server: only for embedded judges")
     if spec["max_tokens"] is not None and spec["max_completion_tokens"] is not None:

@@ -47,3 +47,25 @@ def prompt_path(directory: str, dataset: "str | _ds.DatasetSpec", variant: str) 
 def threads(spec: dict[str, Any]) -> int:
     """An embedded judge computes on this machine's cores; a remote one only waits."""
     return int(spec["server"]["n_threads"]) if spec["embedded"] else 1
+
+
+SWAPPED = "_swapped"  # results/judge/<judge>/<dataset>/<variant>_swapped.parquet: the pair asked the other way round
+
+
+def swapped_outputs(results: str, judges: list[str], datasets: list, judge_cfg: dict[str, Any]) -> list[str]:
+    """With ``judge.pairwise_orders: [original, swapped]``: every pairwise dataset's base prompt
+    asked again with the two summaries swapped (own outputs; the original order's are untouched)."""
+    if "swapped" not in (judge_cfg.get("pairwise_orders") or ["original"]):
+        return []
+    return [output(results, j, _ds.get(d).name, "base" + SWAPPED, ext) for j in judges for d in datasets
+            if _ds.get(d).protocol == "pairwise" for ext in ("parquet", "usage.json")]
+
+
+def swap_pairs(df):
+    """The dataset table with the two summaries (and what belongs to each) exchanged:
+    the judge sees summary_1 first. Gold columns are left alone (the judge never sees them)."""
+    out = df.copy()
+    for a, b in (("summary_0", "summary_1"), ("policy_0", "policy_1")):
+        if a in out and b in out:
+            out[a], out[b] = df[b], df[a]
+    return out

@@ -211,6 +211,9 @@ def render(tables: dict[str, pd.DataFrame], chart_svg: str, judge_vs_best: pd.Da
              "Every cell: value, 95% bootstrap interval, the permutation test's p-value against the compared "
              "row (judge rows), the spread over repeats, and the paper's value. Definitions: docs/statistics.md, "
              "docs/tables.md.</p>",
+             "<p>Which judge is human-like? <a href='../leaderboard/leaderboard.html'>The judge leaderboard</a> "
+             "(judges beside leave-one-out human annotators, rank groups, alt-test, cost; built when judge.run "
+             "names a judge).</p>",
              "<nav class='toc'><b>Contents</b><ol>" + "".join(f"<li><a href='#{k}'>{_e(t)}</a></li>" for k, t in toc)
              + "</ol></nav>",
              "<h2 id='caveats'>Caveats</h2>", caveat_box(run_caveats(manifest, tables)),

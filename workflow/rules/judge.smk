@@ -100,3 +100,85 @@ rule judge_cost_estimate:
         "../../envs/judge.yaml"
     script:
         "../../scripts/judge_cost_estimate.py"
+
+
+# judge.pairwise_orders: [original, swapped] asks every pair of a pairwise dataset (TLDR)
+# again with the two summaries exchanged; own outputs and own cache keys, the original
+# order's requests stay exactly as they were. Read by the leaderboard (issue 17).
+SWAPPED_OUTPUTS = _jt.swapped_outputs(RESULTS, JUDGE_RUN, JUDGE_DATASETS, JUDGE_CFG)
+
+
+rule judge_swapped:
+    """Rule judge with the two summaries of every pair exchanged (judge.pairwise_orders)."""
+    input:
+        data=dataset_table("{dataset}"),
+        prompt=lambda wc: _jt.prompt_path(JUDGE_PROMPT_DIR, DATASET_SPECS[wc.dataset], wc.variant),
+    output:
+        table=_jt.output(RESULTS, "{judge}", "{dataset}", "{variant}" + _jt.SWAPPED),
+        usage=_jt.output(RESULTS, "{judge}", "{dataset}", "{variant}" + _jt.SWAPPED, "usage.json"),
+    log:
+        "logs/judge/{judge}/{dataset}/{variant}_swapped.log",
+    params:
+        spec=lambda wc: JUDGES[wc.judge],
+        cache_dir=JUDGE_CFG["cache_dir"],
+        model_dir=JUDGE_CFG["model_dir"],
+        order=JUDGE_CFG["order"],
+        allow_api_errors=JUDGE_CFG["allow_api_errors"],
+        progress=JUDGE_CFG.get("progress", True),
+    threads: lambda wc: _jt.threads(JUDGES[wc.judge])
+    resources:
+        **{_r: (lambda wc, r=_r, cap=_c: cap if resource_name(JUDGES[wc.judge]) == r else 0)
+           for _r, _c in JUDGE_RESOURCES.items()},
+    wildcard_constraints:
+        judge="|".join(_re.escape(j) for j in JUDGES) or "(?!)",
+        dataset=dataset_constraint(),
+        variant="base",
+    conda:
+        "../../envs/judge.yaml"
+    script:
+        "../../scripts/judge_swapped.py"
+
+
+# judges: {<name>: {scores: <file>}}: another tool's scores become that judge's tables with
+# no request (sumjudge/judge/imported.py, docs/judge.md "Scores from another tool").
+from sumjudge.judge import imported as _imp
+from sumjudge.judge.imported import ScoresError as _ScoresError
+
+try:
+    SCORE_FILES = {j: _imp.score_files(JUDGES[j]["scores"], JUDGE_DATASETS) for j in JUDGE_RUN
+                   if JUDGES[j].get("scores")}
+except _ScoresError as err:
+    raise WorkflowError(str(err)) from None
+
+
+def _kept(path):
+    j, d, v = _jt_parse(path.replace(".usage.json", ".parquet"))
+    return j not in SCORE_FILES or (v == "base" and d in SCORE_FILES[j])
+
+
+from sumjudge.tables.inputs import parse_judge_path as _jt_parse  # noqa: E402
+
+JUDGE_OUTPUTS = [p for p in JUDGE_OUTPUTS if _kept(p)]
+SWAPPED_OUTPUTS = [p for p in SWAPPED_OUTPUTS if _jt_parse(p.replace(".usage.json", ".parquet"))[0] not in SCORE_FILES]
+
+
+rule judge_import:
+    """A judge's scores from another tool, validated and written as its judge table (no request)."""
+    input:
+        data=dataset_table("{dataset}"),
+        scores=lambda wc: SCORE_FILES[wc.judge][wc.dataset],
+    output:
+        table=_jt.output(RESULTS, "{judge}", "{dataset}", "base"),
+        usage=_jt.output(RESULTS, "{judge}", "{dataset}", "base", "usage.json"),
+    log:
+        "logs/judge/{judge}/{dataset}/base.import.log",
+    wildcard_constraints:
+        judge="|".join(_re.escape(j) for j in SCORE_FILES) or "(?!)",
+        dataset=dataset_constraint(),
+    conda:
+        "../../envs/judge.yaml"
+    script:
+        "../../scripts/judge_import.py"
+
+
+ruleorder: judge_import > judge

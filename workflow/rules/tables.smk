@@ -274,3 +274,49 @@ rule overview:
         "../../envs/tables.yaml"
     script:
         "../../scripts/overview.py"
+
+
+# The judge leaderboard (issue 17): built whenever judge.run names a judge.
+LEADERBOARD_DIR = f"{RESULTS}/leaderboard"
+LEADERBOARD_OUTPUTS = [f"{LEADERBOARD_DIR}/leaderboard.{ext}" for ext in ("csv", "tex", "html")] + [
+    f"{LEADERBOARD_DIR}/frontier.svg", f"{LEADERBOARD_DIR}/frontier.png"] if JUDGE_RUN else []
+TABLE_OUTPUTS += LEADERBOARD_OUTPUTS
+_LB_DATASETS = [d for d in ALL_DATASETS if d in DATASETS]
+
+
+rule leaderboard:
+    """Judges and leave-one-out human annotators per paper column: value, n, interval, rank group,
+    validity gates, the alt-test, cost and time (docs/statistics.md, "The judge leaderboard")."""
+    input:
+        tables=CHART_CSVS,
+        data=[dataset_table(d) for d in _LB_DATASETS],
+        judges=judge_files(JUDGE_OUTPUTS, _LB_DATASETS, ["base"]) + judge_files(SWAPPED_OUTPUTS),
+    output:
+        csv=report(f"{LEADERBOARD_DIR}/leaderboard.csv", caption="../report/overview.rst", category="Leaderboard",
+                   labels={"what": "leaderboard", "format": "CSV"}),
+        tex=f"{LEADERBOARD_DIR}/leaderboard.tex",
+        html=report(f"{LEADERBOARD_DIR}/leaderboard.html", caption="../report/overview.rst", category="Leaderboard",
+                    labels={"what": "leaderboard", "format": "HTML"}),
+        svg=f"{LEADERBOARD_DIR}/frontier.svg",
+        png=report(f"{LEADERBOARD_DIR}/frontier.png", caption="../report/overview.rst", category="Leaderboard",
+                   labels={"what": "frontier", "format": "PNG"}),
+        summary=f"{LEADERBOARD_DIR}/summary.csv",
+        pairs=f"{LEADERBOARD_DIR}/pairs.csv",
+        alt=f"{LEADERBOARD_DIR}/alt_test.csv",
+    log:
+        "logs/tables/leaderboard.log",
+    params:
+        datasets=_LB_DATASETS,
+        # local or not and the prices, never the base_url (a server's port must not rebuild the leaderboard)
+        judges=lambda wc: {j: {"embedded": bool(JUDGES[j].get("embedded")),
+                               "local_server": any(h in str(JUDGES[j].get("base_url") or "")
+                                                   for h in ("localhost", "127.0.0.1")),
+                               "price_per_hour": JUDGES[j].get("price_per_hour"),
+                               "price_input_per_1k": JUDGES[j].get("price_input_per_1k")}
+                           for j in JUDGE_RUN} if isinstance(JUDGES, dict) else {},
+        settings=TABLE_SETTINGS,
+        alt_test=config.get("leaderboard", {}).get("alt_test", {}),
+    conda:
+        "../../envs/tables.yaml"
+    script:
+        "../../scripts/leaderboard.py"

@@ -1,0 +1,65 @@
+"""The leaderboard's "Must show" run on the slice with three judges (tests/leaderboard.yaml):
+starts the fake OpenAI server, runs the pipeline, reruns it, and `snakemake -n`; prints the
+wall times, the fake server's request counts and what the leaderboard holds.
+
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/leaderboard_slice.py [--mirror ../shared/data]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+from sumjudge.judge.testing import FakeOpenAIServer
+
+REPO = Path(__file__).resolve().parents[1]
+KEY = "sk-leaderboard-0123456789abcdef"
+
+
+def snakemake(extra: Path, mirror: str, *args: str) -> tuple[int, float, str]:
+    cmd = [sys.executable, "-m", "snakemake", "--cores", "2", "--configfile", "config.yaml", "tests/slice.yaml",
+           "tests/leaderboard.yaml", str(extra), "--config", f"mirror={mirror}", *args]
+    t = time.monotonic()
+    out = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, env=dict(os.environ, OPENAI_API_KEY=KEY))
+    return out.returncode, time.monotonic() - t, out.stdout + out.stderr
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mirror", default="../shared/data")
+    ap.add_argument("--log", default="/tmp/leaderboard_slice")
+    a = ap.parse_args()
+    with FakeOpenAIServer(models=("fake-model",), api_key=KEY) as server:
+        extra = Path(a.log + ".api.yaml")
+        extra.write_text(yaml.safe_dump({"judges": {"fake-api": {"base_url": server.url}}}))
+        for label, args in (("first run", ()), ("rerun", ()), ("dry run", ("-n",))):
+            before = server.requests_received
+            rc, wall, log = snakemake(extra, a.mirror, *args)
+            Path(f"{a.log}.{label.replace(' ', '_')}.log").write_text(log)
+            nothing = "Nothing to be done" in log
+            sent = sum(int(n) for n in re.findall(r"(\d+) requests sent", log))  # every judge job's own count
+            jobs = sorted(set(re.findall(r"^rule (\w+):", log, re.M)))
+            print(f"{label}: rc={rc} wall_s={wall:.1f} requests sent by judge jobs={sent} fake-server "
+                  f"requests={server.requests_received - before} nothing-to-be-done={nothing} rules run={jobs}")
+            if rc != 0:
+                print(log[-3000:])
+                return
+    lb = pd.read_csv(REPO / "results/leaderboard/leaderboard.csv")
+    judges = lb[lb["kind"] == "judge"]
+    print(f"leaderboard rows: {len(lb)}; judge cells {len(judges)}, with n {judges['n'].notna().sum()}, "
+          f"interval {judges['ci_low'].notna().sum()}, rank group {judges['rank_group'].notna().sum()}, "
+          f"greyed {int(judges['greyed'].sum())}")
+    hum = lb[(lb["kind"] == "human") & lb["value"].notna()]
+    print("human rows per dataset:", hum.groupby("dataset")["row"].nunique().to_dict())
+    print(pd.read_csv(REPO / "results/leaderboard/summary.csv").to_string())
+
+
+if __name__ == "__main__":
+    main()

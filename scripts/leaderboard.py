@@ -1,0 +1,31 @@
+"""Rule `leaderboard`: judges and leave-one-out humans side by side (CSV, LaTeX, HTML, frontier)."""
+import os
+import sys
+from pathlib import Path
+
+sys.path[:0] = [snakemake.scriptdir, os.path.dirname(snakemake.scriptdir)]  # _log, sumjudge
+import _log  # noqa: E402
+
+from sumjudge.io import write_text  # noqa: E402
+from sumjudge.tables.leaderboard import build, frontier, latex, page  # noqa: E402
+
+log = _log.setup(snakemake)
+p = snakemake.params
+out = build(list(snakemake.input.tables), dict(zip(p.datasets, snakemake.input.data)), list(snakemake.input.judges),
+            p.judges, p.settings, p.alt_test)
+o = snakemake.output
+Path(o.csv).parent.mkdir(parents=True, exist_ok=True)
+out["cells"].to_csv(o.csv, index=False)
+out["summary"].to_csv(o.summary, index=False)
+out["pairs"].to_csv(o.pairs, index=False)
+out["alt"].to_csv(o.alt, index=False)
+write_text(latex(out["cells"], out["summary"]), o.tex)
+frontier(out["summary"], o.svg)
+frontier(out["summary"], o.png)
+svg = Path(o.svg).read_text()
+write_text(page(out["cells"], out["summary"], out["pairs"], svg[svg.find("<svg"):]), o.html)
+for _, s in out["summary"].iterrows():
+    log.info("%s: %d columns won, mean rank %s, %s alt-test columns, %s USD per 1000 units",
+             s["row"], s["columns_won"], s["mean_rank"], s["alt_passes"], s["usd_per_1k"])
+for col, g in (out["pairs"].groupby("column") if len(out["pairs"]) else []):
+    log.info("%s: %d of %d judge pairs separable at 95%%", col, int((g["p_adjusted"] < 0.05).sum()), len(g))

@@ -1,0 +1,191 @@
+"""The alternative annotator test ("alt-test"; Calderon, Reichart and Dror, ACL 2025).
+
+Question: may a judge replace the human annotators? For each annotator ``j``
+(left out in turn) and each unit ``i`` that ``j`` labelled (with at least one
+other label), compare how well the judge and annotator ``j`` agree with the
+*other* annotators (definitions: docs/statistics.md, "The judge leaderboard"):
+
+    S(f, i, j)  = alignment of the judge's label with the others' labels on i
+    S(h_j, i, j) = alignment of annotator j's label with the others' labels on i
+    W^f_ij = 1[S(f) >= S(h_j)],   W^h_ij = 1[S(h_j) >= S(f)]   (a tie wins for both)
+    rho^f_j = mean_i W^f_ij  (the judge's advantage probability over annotator j)
+    d_i = W^h_ij - W^f_ij ;  H0: mean(d) >= epsilon  vs  H1: mean(d) < epsilon
+    t = (mean(d) - epsilon) / (sd(d) / sqrt(n)),  sd with n - 1,  p = P(T_{n-1} <= t)
+
+Alignment (``score``): ``accuracy`` = share of the others' labels equal to the
+source's (labels); ``neg_rmse`` = -sqrt(mean of squared differences to the
+others' scores) (Likert); ``rank`` = ``neg_rmse`` on tie-aware average ranks of
+the scores within a document (Likert; see :func:`within_group_ranks`).
+
+The p-values of all annotator x column tests of one judge form one family,
+adjusted by Benjamini-Yekutieli at ``q`` (FDR under any dependence). Per column:
+winning rate = share of its (kept) annotators whose H0 is rejected; average
+advantage probability = mean of rho^f_j; pass = winning rate >= 0.5. An annotator
+with fewer than ``min_instances`` units is left out and counted.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+from scipy import stats as _st
+
+SCORES = ("accuracy", "neg_rmse", "rank")
+
+
+def alignment(source, others, score: str = "accuracy") -> np.ndarray:
+    """Per unit, alignment of ``source`` (N) with ``others`` (N x K, NaN = no label); NaN if no other label."""
+    source = np.asarray(source, dtype=float)
+    others = np.asarray(others, dtype=float)
+    if others.ndim == 1:
+        others = others[:, None]
+    valid = ~np.isnan(others) & ~np.isnan(source)[:, None]
+    k = valid.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if score == "accuracy":
+            hit = np.where(valid, others == source[:, None], False).sum(axis=1)
+            return np.where(k > 0, hit / np.maximum(k, 1), np.nan)
+        if score in ("neg_rmse", "rank"):
+            sq = np.where(valid, (others - source[:, None]) ** 2, 0.0).sum(axis=1)
+            return np.where(k > 0, -np.sqrt(sq / np.maximum(k, 1)), np.nan)
+    raise ValueError(f"alt-test score must be one of {SCORES}, not {score!r}")
+
+
+def within_group_ranks(values, groups) -> np.ndarray:
+    """Average (tie-aware) ranks of ``values`` within each group (a document); NaN stays NaN.
+
+    ``values`` is N or N x K (each column ranked on its own)."""
+    values = np.asarray(values, dtype=float)
+    flat = values.ndim == 1
+    v = values[:, None] if flat else values
+    groups = np.asarray(groups)
+    out = np.full(v.shape, np.nan)
+    for g in np.unique(groups):
+        rows = np.flatnonzero(groups == g)
+        for c in range(v.shape[1]):
+            x = v[rows, c]
+            ok = ~np.isnan(x)
+            if ok.any():
+                r = np.full(x.shape, np.nan)
+                r[ok] = _st.rankdata(x[ok])
+                out[rows, c] = r
+    return out[:, 0] if flat else out
+
+
+def one_sided_t(d, epsilon: float) -> tuple[float, float]:
+    """(t, p) of H0: mean(d) >= epsilon against mean(d) < epsilon.
+
+    With no spread (every d equal) the test is decided by the sign: p = 0 if the
+    mean is below epsilon, else 1 (t = -inf / +inf)."""
+    d = np.asarray(d, dtype=float)
+    n = d.size
+    if n < 2:
+        return float("nan"), float("nan")
+    mean = d.mean()
+    sd = d.std(ddof=1)
+    if sd == 0:
+        return (float("-inf"), 0.0) if mean < epsilon else (float("inf"), 1.0)
+    t = (mean - epsilon) / (sd / np.sqrt(n))
+    return float(t), float(_st.t.cdf(t, n - 1))
+
+
+def by_adjust(p_values) -> np.ndarray:
+    """Benjamini-Yekutieli adjusted p-values: min(1, p_(i) m c(m) / i) made monotone
+    from the largest down, c(m) = sum_{k<=m} 1/k. NaN stays NaN (not in the family)."""
+    p = np.asarray(p_values, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = ~np.isnan(p)
+    m = int(ok.sum())
+    if m == 0:
+        return out
+    q = p[ok]
+    order = np.argsort(q, kind="stable")
+    c = np.sum(1.0 / np.arange(1, m + 1))
+    raw = np.minimum(1.0, q[order] * m * c / np.arange(1, m + 1))
+    adj = np.minimum.accumulate(raw[::-1])[::-1]
+    back = np.empty(m)
+    back[order] = adj
+    out[ok] = back
+    return out
+
+
+@dataclass(frozen=True)
+class AnnotatorTest:
+    column: str
+    annotator: str
+    n: int
+    rho_judge: float     # advantage probability of the judge over this annotator
+    rho_human: float
+    t: float
+    p_value: float
+    p_adjusted: float = float("nan")
+    rejected: bool = False
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def annotator_tests(column: str, pred, labels, annotators: list[str] | None = None, score: str = "accuracy",
+                    epsilon: float = 0.1, min_instances: int = 30) -> tuple[list[AnnotatorTest], list[str]]:
+    """The per-annotator tests of one column (unadjusted) and the annotators left out (too few units).
+
+    ``pred``: N judge labels (NaN = invalid; such a unit is left out for every annotator),
+    ``labels``: N x A annotator labels (NaN = not labelled). For ``rank``, pass ranks already
+    (:func:`within_group_ranks`)."""
+    pred = np.asarray(pred, dtype=float)
+    labels = np.asarray(labels, dtype=float)
+    if labels.ndim != 2 or labels.shape[0] != pred.shape[0]:
+        raise ValueError(f"labels must be N x A with N = {pred.shape[0]}, got {labels.shape}")
+    names = annotators or [str(a) for a in range(labels.shape[1])]
+    tests, left_out = [], []
+    for a, name in enumerate(names):
+        others = np.delete(labels, a, axis=1)
+        own = labels[:, a]
+        use = ~np.isnan(own) & ~np.isnan(pred) & (~np.isnan(others)).any(axis=1)
+        n = int(use.sum())
+        if n < max(2, min_instances):
+            left_out.append(name)
+            continue
+        s_f = alignment(pred[use], others[use], score)
+        s_h = alignment(own[use], others[use], score)
+        w_f = (s_f >= s_h).astype(float)
+        w_h = (s_h >= s_f).astype(float)
+        t, p = one_sided_t(w_h - w_f, epsilon)
+        tests.append(AnnotatorTest(column, name, n, float(w_f.mean()), float(w_h.mean()), t, p))
+    return tests, left_out
+
+
+@dataclass(frozen=True)
+class ColumnVerdict:
+    column: str
+    n_annotators: int      # annotators tested
+    n_left_out: int        # annotators with fewer than min_instances units
+    winning_rate: float    # share of tested annotators whose H0 was rejected
+    advantage: float       # mean advantage probability of the judge
+    passed: bool           # winning rate >= 0.5
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def judge_alt_test(tests: list[AnnotatorTest], left_out: dict[str, list[str]], q: float = 0.05
+                   ) -> tuple[list[AnnotatorTest], list[ColumnVerdict]]:
+    """BY over all of one judge's annotator x column tests, then one verdict per column.
+
+    ``left_out``: column -> annotators left out (a column with only left-out annotators
+    gets a verdict with NaN rates and ``passed=False``)."""
+    adj = by_adjust([t.p_value for t in tests])
+    done = [AnnotatorTest(**{**t.as_dict(), "p_adjusted": float(a), "rejected": bool(a <= q)})
+            for t, a in zip(tests, adj)]
+    columns = list(dict.fromkeys([t.column for t in done] + list(left_out)))
+    verdicts = []
+    for col in columns:
+        mine = [t for t in done if t.column == col]
+        if mine:
+            wr = float(np.mean([t.rejected for t in mine]))
+            adv = float(np.mean([t.rho_judge for t in mine]))
+        else:
+            wr = adv = float("nan")
+        verdicts.append(ColumnVerdict(col, len(mine), len(left_out.get(col, [])), wr, adv,
+                                      bool(mine) and wr >= 0.5))
+    return done, verdicts

@@ -1,0 +1,51 @@
+"""Repeats (samples > 1): the two-stage bootstrap and the sample-to-sample variance, by hand."""
+import numpy as np
+import pytest
+
+from sumjudge.stats.repeats import sample_variance, two_stage_bootstrap
+
+NAN = float("nan")
+
+
+def test_sample_variance_by_hand():
+    # unit 0: 1 0 1 -> mean 2/3, var (1/9 + 4/9 + 1/9) / 2 = 1/3; unit 1: 1 1 NaN -> 0; unit 2: one sample: out
+    v, n = sample_variance([[1, 0, 1], [1, 1, NAN], [0, NAN, NAN]])
+    assert n == 2 and v == pytest.approx((1 / 3 + 0) / 2)
+
+
+def test_two_stage_bootstrap_draws_the_samples_too():
+    # one cluster, one unit, samples (1, 0): stage 2 draws two of them with replacement, so the
+    # mean is 1 with probability 1/4, 0.5 with 1/2, 0 with 1/4 (a one-stage bootstrap would give 0.5 always)
+    iv, draws = two_stage_bootstrap([[1, 0]], ["c"], n_resamples=4000, seed=1)
+    assert set(np.unique(draws)) == {0.0, 0.5, 1.0}
+    assert (draws == 1.0).mean() == pytest.approx(0.25, abs=0.03)
+    assert (draws == 0.5).mean() == pytest.approx(0.5, abs=0.03)
+    assert (iv.low, iv.high) == (0.0, 1.0) and iv.mean == pytest.approx(0.5, abs=0.02)
+    # identical samples: only the clusters vary; every unit right -> [1, 1]
+    iv, _ = two_stage_bootstrap([[1, 1], [1, 1], [1, 1]], ["a", "a", "b"], n_resamples=200)
+    assert (iv.low, iv.high) == (1.0, 1.0)
+
+
+def test_leaderboard_cell_of_a_repeated_judge(tmp_path):
+    import pandas as pd
+
+    from sumjudge.tables.leaderboard import build
+    data = pd.DataFrame({"unit_id": ["0/0", "0/1", "1/0"], "doc_id": [0, 0, 1], "sentence_idx": [0, 1, 0],
+                         "votes": [[1, 1, 0], [0, 0, 1], [1, 1, 1]], "label": [1, 0, 1]})
+    dp = tmp_path / "data" / "qags_cnn.parquet"
+    dp.parent.mkdir(parents=True)
+    data.to_parquet(dp)
+    d = tmp_path / "judge" / "j" / "qags_cnn"
+    d.mkdir(parents=True)
+    pd.DataFrame({"unit_id": ["0/0", "0/1", "1/0"] * 2, "sample": [0, 0, 0, 1, 1, 1], "status": "ok",
+                  "label": [1, 0, 1, 1, 1, 1]}).to_parquet(d / "base.parquet")
+    t = tmp_path / "table5.csv"
+    pd.DataFrame([{"table": "Table 5", "dataset": "QAGS_CNN", "dimension": "factuality", "level": "accuracy",
+                   "row": "j", "kind": "judge", "value": 0.833, "ci_low": 0.5, "ci_high": 1.0, "n": 3,
+                   "near_constant": False}]).to_csv(t, index=False)
+    out = build([str(t)], {"qags_cnn": str(dp)}, [str(d / "base.parquet")], {}, {"seed": 0})
+    cells = out["cells"]
+    r = cells[cells["kind"] == "judge"].iloc[0]
+    # per unit labels (1, 1), (0, 1), (1, 1): variances 0, 1/2, 0 -> 1/6
+    assert r["n_samples"] == 2 and r["sample_variance"] == pytest.approx(1 / 6)
+    assert r["interval"].startswith("two-stage") and 0 <= r["ci_low"] <= r["ci_high"] <= 1
