@@ -8,6 +8,9 @@ default resamples. Prepare the full datasets first (no `subset`), e.g.
     .venv/bin/snakemake --cores 2 --config mirror=../shared/data judge='{run: []}' -- \\
         results/data/{summeval,newsroom,tldr,realsumm,qags_cnn,qags_xsum}.parquet
     PYTHONPATH=$PWD .venv/bin/python benchmarks/leaderboard_build.py --data results/data
+
+or let it prepare them in memory from the mirror (``--mirror ../shared/data``);
+``--resamples 50`` is its smallest run (the smoke test's), not the figure to quote.
 """
 from __future__ import annotations
 
@@ -49,13 +52,23 @@ def fake_judge(root: Path, judge: str, name: str, data: pd.DataFrame, rng) -> st
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--data", default="results/data")
+    ap.add_argument("--data", default="results/data", help="prepared dataset tables (<name>.parquet)")
+    ap.add_argument("--mirror", default=None, help="prepare the tables from this data mirror instead")
+    ap.add_argument("--resamples", type=int, default=1000, help="permutation resamples (the default config's)")
     a = ap.parse_args()
     rng = np.random.default_rng(0)
-    datas = {n: f"{a.data}/{n}.parquet" for n in NAMES if Path(f"{a.data}/{n}.parquet").exists()}
-    sizes = {n: len(pd.read_parquet(p)) for n, p in datas.items()}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
+        if a.mirror:
+            from sumjudge.data.prepare import locate, prepare_dataset, source_files
+            opts = {"tldr": {"batches": ["batch18"], "splits": ["valid1", "valid2"], "drop_reference_pairs": True,
+                             "require_reference": True}, "realsumm": {"tie": "absent"}, "subset": {}}
+            (root / "data").mkdir()
+            for n in NAMES:
+                prepare_dataset(n, locate(source_files(n, opts), a.mirror), opts).to_parquet(root / f"data/{n}.parquet")
+            a.data = str(root / "data")
+        datas = {n: f"{a.data}/{n}.parquet" for n in NAMES if Path(f"{a.data}/{n}.parquet").exists()}
+        sizes = {n: len(pd.read_parquet(p)) for n, p in datas.items()}
         judges = [fake_judge(root, j, n, pd.read_parquet(p), rng) for j in ("judge-a", "judge-b") for n, p in datas.items()]
         rows = [{"table": t, "dataset": ds, "dimension": dim, "level": lv, "row": j, "kind": "judge",
                  "value": float(rng.random()), "ci_low": 0.0, "ci_high": 1.0, "n": sizes.get(LABEL_TO_NAME[ds]),
@@ -63,11 +76,11 @@ def main() -> None:
         pd.DataFrame(rows).to_csv(root / "tables.csv", index=False)
         t = time.perf_counter()
         out = build([str(root / "tables.csv")], datas, judges, {"judge-a": {}, "judge-b": {"embedded": "x"}},
-                    {"seed": 2023, "permutation_resamples": 1000,
+                    {"seed": 2023, "permutation_resamples": a.resamples,
                      "permutation": {"sample": "documents", "system": "systems", "dataset": "documents"}})
         wall = time.perf_counter() - t
     print(f"datasets (units): {sizes}")
-    print(f"leaderboard build, 2 judges: {wall:.1f} s ({len(out['cells'])} cells, {len(out['pairs'])} pair tests, "
+    print(f"leaderboard build, 2 judges, {a.resamples} resamples: {wall:.1f} s ({len(out['cells'])} cells, {len(out['pairs'])} pair tests, "
           f"{len(out['alt'])} alt-test annotator tests); target < 300 s on 2 cores")
 
 

@@ -3,6 +3,9 @@ starts the fake OpenAI server, runs the pipeline, reruns it, and `snakemake -n`;
 wall times, the fake server's request counts and what the leaderboard holds.
 
     PYTHONPATH=$PWD .venv/bin/python benchmarks/leaderboard_slice.py [--mirror ../shared/data]
+
+``--judges fake-api --workdir /tmp/x`` is its smallest run (the smoke test's): one judge, its
+own working directory instead of this checkout's results/.
 """
 from __future__ import annotations
 
@@ -23,11 +26,12 @@ REPO = Path(__file__).resolve().parents[1]
 KEY = "sk-leaderboard-0123456789abcdef"
 
 
-def snakemake(extra: Path, mirror: str, *args: str) -> tuple[int, float, str]:
-    cmd = [sys.executable, "-m", "snakemake", "--cores", "2", "--configfile", "config.yaml", "tests/slice.yaml",
-           "tests/leaderboard.yaml", str(extra), "--config", f"mirror={mirror}", *args]
+def snakemake(workdir: Path, extra: Path, mirror: str, *args: str) -> tuple[int, float, str]:
+    cmd = [sys.executable, "-m", "snakemake", "--cores", "2", "--snakefile", str(REPO / "Snakefile"),
+           "--directory", str(workdir), "--configfile", str(REPO / "config.yaml"), str(REPO / "tests/slice.yaml"),
+           str(REPO / "tests/leaderboard.yaml"), str(extra), "--config", f"mirror={Path(mirror).resolve()}", *args]
     t = time.monotonic()
-    out = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, env=dict(os.environ, OPENAI_API_KEY=KEY))
+    out = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True, env=dict(os.environ, OPENAI_API_KEY=KEY))
     return out.returncode, time.monotonic() - t, out.stdout + out.stderr
 
 
@@ -35,13 +39,17 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--mirror", default="../shared/data")
     ap.add_argument("--log", default="/tmp/leaderboard_slice")
+    ap.add_argument("--workdir", type=Path, default=REPO, help="Snakemake's working directory (results/ lands there)")
+    ap.add_argument("--judges", nargs="+", default=None, help="judge.run instead of tests/leaderboard.yaml's")
     a = ap.parse_args()
+    a.workdir.mkdir(parents=True, exist_ok=True)
     with FakeOpenAIServer(models=("fake-model",), api_key=KEY) as server:
         extra = Path(a.log + ".api.yaml")
-        extra.write_text(yaml.safe_dump({"judges": {"fake-api": {"base_url": server.url}}}))
+        extra.write_text(yaml.safe_dump({"judges": {"fake-api": {"base_url": server.url}},
+                                         **({"judge": {"run": a.judges}} if a.judges else {})}))
         for label, args in (("first run", ()), ("rerun", ()), ("dry run", ("-n",))):
             before = server.requests_received
-            rc, wall, log = snakemake(extra, a.mirror, *args)
+            rc, wall, log = snakemake(a.workdir, extra, a.mirror, *args)
             Path(f"{a.log}.{label.replace(' ', '_')}.log").write_text(log)
             nothing = "Nothing to be done" in log
             sent = sum(int(n) for n in re.findall(r"(\d+) requests sent", log))  # every judge job's own count
@@ -51,14 +59,14 @@ def main() -> None:
             if rc != 0:
                 print(log[-3000:])
                 return
-    lb = pd.read_csv(REPO / "results/leaderboard/leaderboard.csv")
+    lb = pd.read_csv(a.workdir / "results/leaderboard/leaderboard.csv")
     judges = lb[lb["kind"] == "judge"]
     print(f"leaderboard rows: {len(lb)}; judge cells {len(judges)}, with n {judges['n'].notna().sum()}, "
           f"interval {judges['ci_low'].notna().sum()}, rank group {judges['rank_group'].notna().sum()}, "
           f"greyed {int(judges['greyed'].sum())}")
     hum = lb[(lb["kind"] == "human") & lb["value"].notna()]
     print("human rows per dataset:", hum.groupby("dataset")["row"].nunique().to_dict())
-    print(pd.read_csv(REPO / "results/leaderboard/summary.csv").to_string())
+    print(pd.read_csv(a.workdir / "results/leaderboard/summary.csv").to_string())
 
 
 if __name__ == "__main__":

@@ -22,6 +22,11 @@ SMALLEST = {
     "rouge_bench.py": (["--workers", "1"], [r"workers=1:\s+[\d.]+ s wall"]),
     "bootstrap_schemes.py": (["--schemes", "documents"], [r"Table 1\s+ROUGE-1 consistency sample", r"documents"]),
     "rouge_settings.py": (["--tables", "2"], [r"Table 2 \(newsroom\): \d+/36 within 0.005, max [\d.]+"]),
+    "leaderboard_build.py": (["--resamples", "50"], [r"leaderboard build, 2 judges, 50 resamples: [\d.]+ s \(136 cells"]),
+    "leaderboard_slice.py": (["--judges", "fake-api"], [r"first run: rc=0 .* fake-server requests=\d+",
+                                                        r"rerun: rc=0 .* fake-server requests=0",
+                                                        r"dry run: rc=0 .* nothing-to-be-done=True",
+                                                        r"leaderboard rows: \d+"]),
     "weighted_scores.py": (["--judge", "qwen-0.5b", "--docs", "1", "--systems", "2", "--no-logits-all"],
                            [r"\nweighted\s+[\d.]+\s+[\d.]+", r"\ninteger\s+[\d.]+\s+1\.00"]),
 }
@@ -37,7 +42,9 @@ def test_every_benchmark_has_a_smallest_run():
 @pytest.mark.parametrize("script", sorted(SMALLEST))
 def test_benchmark_prints_its_figures(script, mirror, tmp_path):
     args, patterns = SMALLEST[script]
-    extra = ["--cache", str(tmp_path)] if script == "bootstrap_schemes.py" else []
+    extra = {"bootstrap_schemes.py": ["--cache", str(tmp_path)], "leaderboard_build.py": ["--mirror", str(mirror)],
+             "leaderboard_slice.py": ["--workdir", str(tmp_path / "run"), "--log", str(tmp_path / "log"),
+                                      "--mirror", str(mirror)]}.get(script, [])
     out = subprocess.run([sys.executable, str(REPO / "benchmarks" / script), *args, *extra], capture_output=True,
                          text=True, timeout=1200, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})
     assert out.returncode == 0, out.stderr[-3000:]
