@@ -12,7 +12,7 @@ from sumjudge.tables.leaderboard import build, frontier, latex, page  # noqa: E4
 log = _log.setup(snakemake)
 p = snakemake.params
 out = build(list(snakemake.input.tables), dict(zip(p.datasets, snakemake.input.data)), list(snakemake.input.judges),
-            p.judges, p.settings, p.alt_test)
+            p.judges, p.settings, p.alt_test, p.longer_margin)
 o = snakemake.output
 Path(o.csv).parent.mkdir(parents=True, exist_ok=True)
 out["cells"].to_csv(o.csv, index=False)

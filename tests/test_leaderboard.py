@@ -149,3 +149,25 @@ def test_tldr_both_orders_in_the_cell(tmp_path):
     human = c[c["kind"] == "human"].iloc[0]
     assert "one label per unit" in human["note"]
     assert "flip 50% (flagged &gt; 10%)" in page(c, out["summary"], out["pairs"])
+
+
+def test_tldr_longer_preference_for_the_judge_and_the_humans(tmp_path):
+    """The bias column: the same function scores the judge's choices and the human labels."""
+    data = pd.DataFrame({"unit_id": ["p0/0", "p0/1", "p1/0", "p1/1"], "post_id": ["p0", "p0", "p1", "p1"],
+                         "summary_0": ["a b c d e f", "a b", "a b c", "a b c d"],
+                         "summary_1": ["a b", "a b c d e f", "a b c", "a b c d e"],
+                         "choice": [1, 1, 0, 0]})
+    # lengths 6/2, 2/6, 3/3, 4/5: pairs 0 and 1 differ by more than 20 %, 2 not, 3 by 25 %
+    dp = tmp_path / "tldr.parquet"
+    data.to_parquet(dp)
+    d = tmp_path / "judge" / "j" / "tldr"
+    d.mkdir(parents=True)
+    pd.DataFrame({"unit_id": data["unit_id"], "sample": 0, "status": ["ok", "ok", "ok", "invalid"],
+                  "choice": [0, 1, 1, 1]}).to_parquet(d / "base.parquet")
+    out = build([], {"tldr": str(dp)}, [str(d / "base.parquet")], {"j": {}}, {"seed": 0, "permutation": "documents"},
+                longer_margin=0.2)
+    c = out["cells"].set_index("row")
+    # judge: pairs 0, 1 qualify (3 is invalid); longer = 0, 1; picked 0, 1 -> 2 of 2
+    assert c.loc["j", "length_bias"] == pytest.approx(1.0) and c.loc["j", "length_bias_n"] == 2
+    # humans: pairs 0, 1, 3 qualify; longer = 0, 1, 1; chose 1, 1, 0 -> 1 of 3
+    assert c.loc["TLDR humans", "length_bias"] == pytest.approx(1 / 3) and c.loc["TLDR humans", "length_bias_n"] == 3

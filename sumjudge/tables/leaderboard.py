@@ -27,6 +27,7 @@ from ..stats import alt_test as at
 from ..stats.orders import both_orders
 from ..stats.repeats import sample_variance, two_stage_bootstrap
 from ..stats.loo import loo_labels, loo_likert, votes_from_counts
+from ..stats import bias
 from ..stats.matrix import likert_matrix
 from ..stats.paired import cluster_paired_accuracy, pair_family, rank_groups, separable
 from ..stats.permutation import level_schemes, paired_correlation_test
@@ -42,7 +43,7 @@ CELL_COLUMNS = ["row", "kind", "column", "table", "dataset", "dimension", "level
                 "alt_winning_rate", "alt_advantage", "alt_passed", "alt_annotators", "alt_left_out", "note",
                 "flip_rate", "position_consistency", "first_position_rate", "acc_original",
                 "acc_agreement_else_tie", "acc_agreement_only", "n_conflicts", "flip_flag",
-                "n_samples", "sample_variance", "interval"]
+                "n_samples", "sample_variance", "interval", "length_bias", "length_bias_n"]
 
 
 def _annotator_columns(data: pd.DataFrame, dim: str) -> list[str]:
@@ -56,6 +57,28 @@ def _judge_frame(path: str) -> pd.DataFrame:
     if "sample" in df:
         df = df[df["sample"] == df["sample"].min()]
     return df.set_index("unit_id")
+
+
+def length_bias(name: str, data: pd.DataFrame, labels: pd.Series, margin: float) -> dict:
+    """The bias column of one row (a judge's labels, or a human's, indexed by unit id):
+    pairwise, the share choosing the longer summary; Likert, Spearman of score and length.
+    Other protocols: none (sumjudge/stats/bias.py)."""
+    protocol = BUILTIN[name].protocol
+    texts = {"pairwise": ["summary_0", "summary_1"], "likert": ["summary"]}.get(protocol)
+    if not texts or not set(texts) <= set(data.columns):  # another protocol, or a table without the texts
+        return {}
+    ids = data["unit_id"].astype(str)
+    got = pd.to_numeric(labels, errors="coerce").reindex(ids).to_numpy(dtype=float)
+    if protocol == "pairwise":
+        b = bias.longer_preference(got, bias.words(data["summary_0"]), bias.words(data["summary_1"]), margin)
+    else:
+        b = bias.length_correlation(got, bias.words(data["summary"]))
+    return {"length_bias": b.value, "length_bias_n": b.n}
+
+
+def _ok(frame: pd.DataFrame, column: str) -> pd.Series:
+    """A judge frame's column where the reply was valid (else NaN)."""
+    return pd.to_numeric(frame[column], errors="coerce").where(frame["status"].astype(str) == "ok")
 
 
 def _parse_rate(df: pd.DataFrame) -> float:
@@ -161,9 +184,11 @@ def _latency(base: dict, judge: str) -> float | None:
 
 
 def build(table_csvs: list[str], data_paths: dict[str, str], judge_paths: list[str], judges_cfg: dict,
-          settings: dict, alt: dict | None = None) -> dict[str, pd.DataFrame]:
+          settings: dict, alt: dict | None = None, longer_margin: float = 0.2) -> dict[str, pd.DataFrame]:
     """Every leaderboard frame: ``cells`` (one row per row x column), ``summary`` (per judge),
-    ``pairs`` (every judge pair test), ``alt`` (every annotator test)."""
+    ``pairs`` (every judge pair test), ``alt`` (every annotator test). ``longer_margin``: the
+    length difference (share of the shorter summary) above which a pair counts for the
+    longer-summary preference."""
     alt = {**DEFAULT_ALT, **(alt or {})}
     seed = int(settings.get("seed", 2023))
     resamples = int(settings.get("permutation_resamples", 1000))
@@ -217,7 +242,9 @@ def build(table_csvs: list[str], data_paths: dict[str, str], judge_paths: list[s
                           "n": r.get("n") if len(t) else np.nan, "ci_low": r.get("ci_low") if len(t) else np.nan,
                           "ci_high": r.get("ci_high") if len(t) else np.nan, "parse_rate": pr,
                           "near_constant": nc, "greyed": bool(reason), "reason": reason,
-                          **repeat_cells(name, data, base[(j, name)], dim, settings)})
+                          **repeat_cells(name, data, base[(j, name)], dim, settings),
+                          **length_bias(name, data, _ok(frames[(j, name)], "choice" if BUILTIN[name].protocol
+                                                        == "pairwise" else dim), longer_margin)})
         # humans (leave-one-out) and the judges against the same references; paired tests
         ids = data["unit_id"].astype(str)
         if level != "accuracy":
@@ -236,7 +263,8 @@ def build(table_csvs: list[str], data_paths: dict[str, str], judge_paths: list[s
                 res = loo_likert(stack, jm, settings.get("method", "spearman"), settings.get("undefined", "zero"))
                 for a, c in enumerate(ann_cols):
                     cells.append({**rec0, "row": f"{label} annotator {c.rsplit('_', 1)[1]} (LOO)", "kind": "human",
-                                  "value": res.annotators[level][a], "n": res.n_cells[a], "loo_value": res.annotators[level][a]})
+                                  "value": res.annotators[level][a], "n": res.n_cells[a], "loo_value": res.annotators[level][a],
+                                  **length_bias(name, data, data.set_index(ids)[c], longer_margin)})
                 loo_vals = {j: res.judges[j][level] for j in present}
                 if level == "sample":  # the alt-test works on units; once per dimension
                     score = alt["likert_score"]
@@ -283,7 +311,8 @@ def build(table_csvs: list[str], data_paths: dict[str, str], judge_paths: list[s
                 return cluster_paired_accuracy(ca, cb, clusters, resamples, seed)
             if votes is None:
                 cells.append({**rec0, "row": f"{label} humans", "kind": "human", "value": np.nan,
-                              "note": "one label per unit: no leave-one-out human row"})
+                              "note": "one label per unit: no leave-one-out human row",
+                              **length_bias(name, data, data.set_index(ids)["choice"], longer_margin)})
         ranked = [j for j in present if not gates[j] and not math.isnan(values[j])]
         fam = pair_family(ranked, test, settings.get("correction", "holm"))
         groups = rank_groups({j: values[j] for j in ranked}, fam)

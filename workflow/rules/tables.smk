@@ -316,6 +316,7 @@ rule leaderboard:
                            for j in JUDGE_RUN} if isinstance(JUDGES, dict) else {},
         settings=TABLE_SETTINGS,
         alt_test=config.get("leaderboard", {}).get("alt_test", {}),
+        longer_margin=config.get("leaderboard", {}).get("longer_margin", 0.2),
     conda:
         "../../envs/tables.yaml"
     script:
