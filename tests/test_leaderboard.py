@@ -104,7 +104,10 @@ def test_summary_cost_and_alt_test(board):
     assert s.loc["noisy", "seconds_per_1k"] == pytest.approx(1000.0)
     assert s.loc["good", "columns_won"] == 12 and s.loc["good", "mean_rank"] == 1.0
     assert s.loc["good", "alt_passes"].startswith("passes ") and s.loc["good", "alt_passes"].endswith(" of 4")
-    assert len(out["alt"]) == 3 * 4 * 3  # judges x dimensions x annotators
+    assert out["alt"]["score_used"].sum() == 3 * 4 * 3  # judges x dimensions x annotators
+    assert len(out["alt"]) == 2 * 3 * 4 * 3              # both Likert scores reported, one decides
+    likert = out["cells"][(out["cells"]["kind"] == "judge") & (out["cells"]["level"] != "accuracy")]
+    assert set(likert["alt_other_score"].dropna()) == {"rank"} and likert["alt_other_winning_rate"].notna().any()
 
 
 def test_latex_and_page_render(board):

@@ -43,7 +43,9 @@ CELL_COLUMNS = ["row", "kind", "column", "table", "dataset", "dimension", "level
                 "alt_winning_rate", "alt_advantage", "alt_passed", "alt_annotators", "alt_left_out", "note",
                 "flip_rate", "position_consistency", "first_position_rate", "acc_original",
                 "acc_agreement_else_tie", "acc_agreement_only", "n_conflicts", "flip_flag",
-                "n_samples", "sample_variance", "interval", "length_bias", "length_bias_n"]
+                "n_samples", "sample_variance", "interval", "length_bias", "length_bias_n",
+                "alt_other_score", "alt_other_winning_rate", "alt_other_advantage", "alt_other_passed"]
+LIKERT_SCORES = ("neg_rmse", "rank")
 
 
 def _annotator_columns(data: pd.DataFrame, dim: str) -> list[str]:
@@ -206,6 +208,8 @@ def build(table_csvs: list[str], data_paths: dict[str, str], judge_paths: list[s
     frames = {k: _judge_frame(p) for k, p in base.items()}
     datas = {n: pd.read_parquet(p) for n, p in data_paths.items()}
     cells, pairs_out, alt_tests, alt_left = [], [], {j: [] for j in judges}, {j: {} for j in judges}
+    other_tests, other_left = {j: [] for j in judges}, {j: {} for j in judges}  # Likert: the score not deciding
+    other_score = next(x for x in LIKERT_SCORES if x != alt["likert_score"])
     for key in COLUMNS_28:
         table, label, dim, level = key
         name = LABEL_TO_NAME.get(label)
@@ -266,19 +270,20 @@ def build(table_csvs: list[str], data_paths: dict[str, str], judge_paths: list[s
                                   "value": res.annotators[level][a], "n": res.n_cells[a], "loo_value": res.annotators[level][a],
                                   **length_bias(name, data, data.set_index(ids)[c], longer_margin)})
                 loo_vals = {j: res.judges[j][level] for j in present}
-                if level == "sample":  # the alt-test works on units; once per dimension
-                    score = alt["likert_score"]
+                if level == "sample":  # the alt-test works on units; once per dimension, both Likert scores
                     lab = d2[ann_cols].to_numpy(dtype=float)
                     for j in present:
                         pred = jm[j][[docs.index(d) for d in d2["doc_id"]], [systems.index(s) for s in d2["system"]]]
-                        pl, ll = pred, lab
-                        if score == "rank":
-                            pl = at.within_group_ranks(pred, d2["doc_id"])
-                            ll = at.within_group_ranks(lab, d2["doc_id"])
-                        tests, left = at.annotator_tests(f"{label} {dim}", pl, ll, ann_cols, score,
-                                                         alt["epsilon"].get(name, 0.1), alt["min_instances"])
-                        alt_tests[j] += tests
-                        alt_left[j][f"{label} {dim}"] = left
+                        for score, into, left_into in ((alt["likert_score"], alt_tests, alt_left),
+                                                       (other_score, other_tests, other_left)):
+                            pl, ll = pred, lab
+                            if score == "rank":
+                                pl = at.within_group_ranks(pred, d2["doc_id"])
+                                ll = at.within_group_ranks(lab, d2["doc_id"])
+                            tests, left = at.annotator_tests(f"{label} {dim}", pl, ll, ann_cols, score,
+                                                             alt["epsilon"].get(name, 0.1), alt["min_instances"])
+                            into[j] += tests
+                            left_into[j][f"{label} {dim}"] = left
 
             def test(a, b, _lv=level):
                 return paired_correlation_test(jm[a], jm[b], human, resamples, seed, settings.get("method", "spearman"),
@@ -326,8 +331,11 @@ def build(table_csvs: list[str], data_paths: dict[str, str], judge_paths: list[s
     alt_rows, summary = [], []
     for j in judges:
         done, verdicts = at.judge_alt_test(alt_tests[j], alt_left[j], alt["q"])
-        alt_rows += [{"row": j, **d.as_dict()} for d in done]
+        alt_rows += [{"row": j, "score_used": True, **d.as_dict()} for d in done]
         vmap = {v.column: v for v in verdicts}
+        other_done, other_verdicts = at.judge_alt_test(other_tests[j], other_left[j], alt["q"])
+        alt_rows += [{"row": j, "score_used": False, **d.as_dict()} for d in other_done]
+        omap = {v.column: v for v in other_verdicts}
         for c in cells:
             if c["row"] == j:
                 key = c["dataset"] if c["level"] == "accuracy" else f"{c['dataset']} {c['dimension']}"
@@ -335,6 +343,10 @@ def build(table_csvs: list[str], data_paths: dict[str, str], judge_paths: list[s
                 if v is not None:
                     c.update(alt_winning_rate=v.winning_rate, alt_advantage=v.advantage, alt_passed=v.passed,
                              alt_annotators=v.n_annotators, alt_left_out=v.n_left_out)
+                o = omap.get(key) if c["level"] != "accuracy" else None
+                if o is not None:  # reported beside, never deciding pass/fail
+                    c.update(alt_other_score=other_score, alt_other_winning_rate=o.winning_rate,
+                             alt_other_advantage=o.advantage, alt_other_passed=o.passed)
         mine = [c for c in cells if c["row"] == j]
         ranks = [c["rank_group"] for c in mine if not pd.isna(c.get("rank_group", np.nan))]
         usages = []
