@@ -49,3 +49,23 @@ def test_leaderboard_cell_of_a_repeated_judge(tmp_path):
     # per unit labels (1, 1), (0, 1), (1, 1): variances 0, 1/2, 0 -> 1/6
     assert r["n_samples"] == 2 and r["sample_variance"] == pytest.approx(1 / 6)
     assert r["interval"].startswith("two-stage") and 0 <= r["ci_low"] <= r["ci_high"] <= 1
+
+
+def test_two_stage_correlation_keeps_both_sources_of_noise():
+    import numpy as np
+    from sumjudge.stats.repeats import two_stage_correlation
+
+    rng = np.random.default_rng(1)
+    human = rng.normal(size=(12, 5))
+    steady = np.stack([human + 0.1 * rng.normal(size=human.shape)] * 3)           # samples agree
+    shaky = np.stack([human + 2.0 * rng.normal(size=human.shape) for _ in range(3)])  # samples disagree
+    a = two_stage_correlation(steady, human, 300, seed=0)
+    b = two_stage_correlation(shaky, human, 300, seed=0)
+    for level in ("sample", "system", "dataset"):
+        assert a[level].low <= a[level].high and b[level].low <= b[level].high
+    # identical samples: the interval is the one-stage document bootstrap's; noisy samples widen it
+    assert (b["dataset"].high - b["dataset"].low) > (a["dataset"].high - a["dataset"].low)
+    assert a["dataset"].low > 0.9
+    # one sample only: stage 2 has nothing to draw, and a perfect judge gives rho = 1 throughout
+    one = two_stage_correlation(human[None], human, 50, seed=0)
+    assert one["dataset"].low == pytest.approx(1.0) and one["sample"].high == pytest.approx(1.0)

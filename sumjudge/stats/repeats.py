@@ -4,6 +4,10 @@
   clusters (documents) are drawn with replacement, then, within each drawn unit, the
   judge's samples are drawn with replacement; the statistic is the mean over the drawn
   units of the mean over the drawn samples (a unit's NaN samples are left out).
+- :func:`two_stage_correlation`: the same two stages for a correlation cell: documents
+  (rows of the D x S matrices) drawn with replacement, then, for every drawn cell, one of
+  the judge's samples drawn at random; the sample, system and dataset levels of each
+  resampled pair of matrices (:func:`sumjudge.stats.matrix.levels_stack`).
 - :func:`sample_variance`: the judge's own sample-to-sample variance: per unit with at
   least two valid samples the variance of its labels (n - 1 in the denominator), averaged
   over those units.
@@ -13,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .bootstrap import Interval, percentile_interval
+from .matrix import levels_stack
 
 
 def two_stage_bootstrap(values, clusters, n_resamples: int = 1000, seed: int = 0,
@@ -37,6 +42,29 @@ def two_stage_bootstrap(values, clusters, n_resamples: int = 1000, seed: int = 0
         if np.isfinite(unit_means).any():
             out[b] = np.nanmean(unit_means)
     return percentile_interval(out, confidence), out
+
+
+def two_stage_correlation(judge, human, n_resamples: int = 1000, seed: int = 0, confidence: float = 0.95,
+                          method: str = "spearman", undefined: str = "zero") -> dict[str, Interval]:
+    """``judge``: ``samples x D x S`` (NaN = invalid or absent), ``human``: ``D x S``.
+    Returns one interval per level (``sample``, ``system``, ``dataset``)."""
+    j, h = np.asarray(judge, dtype=float), np.asarray(human, dtype=float)
+    if j.ndim != 3 or j.shape[1:] != h.shape:
+        raise ValueError(f"judge must be samples x D x S with D x S = {h.shape}, got {j.shape}")
+    r, d, s = j.shape
+    rng = np.random.default_rng(seed)
+    out = {lv: np.full(n_resamples, np.nan) for lv in ("sample", "system", "dataset")}
+    step = 100
+    for start in range(0, n_resamples, step):
+        b = min(step, n_resamples - start)
+        rows = rng.integers(0, d, (b, d))                       # stage 1: documents
+        pick = rng.integers(0, r, (b, d, s))                    # stage 2: a sample per drawn cell
+        xs = j[pick, rows[:, :, None], np.arange(s)[None, None, :]]
+        ys = h[rows]
+        lv = levels_stack(xs, ys, method, undefined)
+        for k in out:
+            out[k][start:start + b] = lv[k]
+    return {k: percentile_interval(v, confidence) for k, v in out.items()}
 
 
 def sample_variance(values) -> tuple[float, int]:

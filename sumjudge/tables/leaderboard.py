@@ -61,8 +61,9 @@ def _judge_frame(path: str) -> pd.DataFrame:
     return df.set_index("unit_id")
 
 
-def length_bias(name: str, data: pd.DataFrame, labels: pd.Series, margin: float) -> dict:
-    """The bias column of one row (a judge's labels, or a human's, indexed by unit id):
+def length_bias(name: str, data: pd.DataFrame, frame: pd.DataFrame, column: str, margin: float) -> dict:
+    """The bias column of one row, from ``frame[column]`` (a judge's frame, its invalid replies
+    NaN, or the data's own human column; indexed by unit id):
     pairwise, the share choosing the longer summary; Likert, Spearman of score and length.
     Other protocols: none (sumjudge/stats/bias.py)."""
     protocol = BUILTIN[name].protocol
@@ -70,7 +71,8 @@ def length_bias(name: str, data: pd.DataFrame, labels: pd.Series, margin: float)
     if not texts or not set(texts) <= set(data.columns):  # another protocol, or a table without the texts
         return {}
     ids = data["unit_id"].astype(str)
-    got = pd.to_numeric(labels, errors="coerce").reindex(ids).to_numpy(dtype=float)
+    labels = _ok(frame, column) if "status" in frame else pd.to_numeric(frame[column], errors="coerce")
+    got = labels.reindex(ids).to_numpy(dtype=float)
     if protocol == "pairwise":
         b = bias.longer_preference(got, bias.words(data["summary_0"]), bias.words(data["summary_1"]), margin)
     else:
@@ -247,8 +249,8 @@ def build(table_csvs: list[str], data_paths: dict[str, str], judge_paths: list[s
                           "ci_high": r.get("ci_high") if len(t) else np.nan, "parse_rate": pr,
                           "near_constant": nc, "greyed": bool(reason), "reason": reason,
                           **repeat_cells(name, data, base[(j, name)], dim, settings),
-                          **length_bias(name, data, _ok(frames[(j, name)], "choice" if BUILTIN[name].protocol
-                                                        == "pairwise" else dim), longer_margin)})
+                          **length_bias(name, data, frames[(j, name)],
+                                        "choice" if BUILTIN[name].protocol == "pairwise" else dim, longer_margin)})
         # humans (leave-one-out) and the judges against the same references; paired tests
         ids = data["unit_id"].astype(str)
         if level != "accuracy":
@@ -268,7 +270,7 @@ def build(table_csvs: list[str], data_paths: dict[str, str], judge_paths: list[s
                 for a, c in enumerate(ann_cols):
                     cells.append({**rec0, "row": f"{label} annotator {c.rsplit('_', 1)[1]} (LOO)", "kind": "human",
                                   "value": res.annotators[level][a], "n": res.n_cells[a], "loo_value": res.annotators[level][a],
-                                  **length_bias(name, data, data.set_index(ids)[c], longer_margin)})
+                                  **length_bias(name, data, data.set_index(ids), c, longer_margin)})
                 loo_vals = {j: res.judges[j][level] for j in present}
                 if level == "sample":  # the alt-test works on units; once per dimension, both Likert scores
                     lab = d2[ann_cols].to_numpy(dtype=float)
@@ -317,7 +319,7 @@ def build(table_csvs: list[str], data_paths: dict[str, str], judge_paths: list[s
             if votes is None:
                 cells.append({**rec0, "row": f"{label} humans", "kind": "human", "value": np.nan,
                               "note": "one label per unit: no leave-one-out human row",
-                              **length_bias(name, data, data.set_index(ids)["choice"], longer_margin)})
+                              **length_bias(name, data, data.set_index(ids), "choice", longer_margin)})
         ranked = [j for j in present if not gates[j] and not math.isnan(values[j])]
         fam = pair_family(ranked, test, settings.get("correction", "holm"))
         groups = rank_groups({j: values[j] for j in ranked}, fam)
