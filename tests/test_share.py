@@ -225,6 +225,10 @@ def _clone(dst: Path) -> Path:
         if src.is_file() and not src.is_symlink():
             (dst / f).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(src, dst / f)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(dst)]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "clone"], check=True)
     return dst
 
 
