@@ -95,24 +95,28 @@ def _files_under(root: Path, base: Path, skip: Iterable[Path] = ()) -> list[Memb
     return out
 
 
-def metadata_members(workdir: Path, results: Path) -> list[Member]:
-    """Snakemake's metadata records of outputs under results/ (file names are the
-    url-safe base64 of the output path)."""
+def metadata_records(workdir: Path, results: Path):
+    """(record file, output path) of Snakemake's metadata records of outputs under
+    results/. A record's name is the url-safe base64 of the output path, split into
+    ``@``-prefixed folders when longer than a file name may be."""
     meta = workdir / ".snakemake" / "metadata"
     prefix = results.resolve().relative_to(workdir.resolve()).as_posix().rstrip("/") + "/"
-    out = []
     if not meta.is_dir():
-        return out
-    for p in sorted(meta.iterdir()):
+        return
+    for p in sorted(meta.rglob("*")):
         if not p.is_file():
             continue
+        encoded = "".join(part.removeprefix("@") for part in p.relative_to(meta).parts)
         try:
-            target = base64.urlsafe_b64decode(p.name.encode()).decode()
+            target = base64.urlsafe_b64decode(encoded.encode()).decode()
         except Exception:  # noqa: BLE001 - not a record of Snakemake's
             continue
         if target.startswith(prefix):
-            out.append(Member(p.relative_to(workdir).as_posix(), p))
-    return out
+            yield p, target
+
+
+def metadata_members(workdir: Path, results: Path) -> list[Member]:
+    return [Member(p.relative_to(workdir).as_posix(), p) for p, _ in metadata_records(workdir, results)]
 
 
 def read_manifest(results: Path) -> dict:
@@ -378,6 +382,7 @@ def import_archive(archive: str | Path, dest: str | Path = ".", force: bool = Fa
             with tar.extractfile(info) as src, open(target, "wb") as out:
                 out.write(src.read())
             os.utime(target, (info.mtime, info.mtime))  # the outputs keep their order in time
+    (dest / ".snakemake" / "incomplete").mkdir(parents=True, exist_ok=True)  # else Snakemake "migrates" the records
     summary = Summary(**{k: share["summary"][k] for k in ("tables", "judges", "metrics", "cache_entries")},
                       files=len(listed), bytes=sum(f["size"] for f in listed.values()))
     config = Path(share["results"]) / SHARE_DIR / share["effective_config"]

@@ -11,12 +11,11 @@ Jobs that read a stale output rerun too: ``snakemake -n`` lists them.
 from __future__ import annotations
 
 import ast
-import base64
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .archive import MANIFEST_NAME, SHARE_DIR
+from .archive import MANIFEST_NAME, SHARE_DIR, metadata_records
 from .code import code_digest, file_digests
 
 DIGEST_PREFIX = "sha256:"
@@ -32,16 +31,11 @@ class Stale:
 
 
 def _records(workdir: Path, results: Path):
-    meta = workdir / ".snakemake" / "metadata"
-    prefix = results.resolve().relative_to(workdir.resolve()).as_posix().rstrip("/") + "/"
-    for p in sorted(meta.iterdir()) if meta.is_dir() else []:
+    for p, target in metadata_records(workdir, results):
         try:
-            target = base64.urlsafe_b64decode(p.name.encode()).decode()
-            record = json.loads(p.read_text())
-        except Exception:  # noqa: BLE001 - not a record
+            yield target, json.loads(p.read_text())
+        except (json.JSONDecodeError, UnicodeDecodeError):
             continue
-        if target.startswith(prefix):
-            yield target, record
 
 
 def _recorded_digest(record: dict) -> str | None:
