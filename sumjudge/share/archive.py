@@ -231,9 +231,9 @@ def export(results: str | Path, archive: str | Path, workdir: str | Path | None 
            environ: Mapping[str, str] | None = None) -> tuple[dict, str]:
     """Write the archive; return its share manifest and a description. Refuses (and
     writes nothing) if a secret is found."""
-    results = Path(results)
-    workdir = Path(workdir) if workdir is not None else results.resolve().parent
-    archive = Path(archive)
+    results = Path(results).resolve()
+    workdir = Path(workdir).resolve() if workdir is not None else results.parent
+    archive = Path(archive).resolve()
     if not results.is_dir():
         raise ShareError(f"{results}: not a directory (the results/ to share)")
     manifest = read_manifest(results)
