@@ -126,7 +126,7 @@ def test_export_lists_every_file_and_import_restores_it(results, tmp_path, capsy
             assert share.sha256_file(dest / f["path"]) == f["sha256"], f["path"]
     assert (dest / "results/share/config/effective.yaml").is_file()
     assert (dest / "results/share/sumjudge-share.json").is_file()
-    assert "verified" in text and "--configfile results/share/config/effective.yaml" in text
+    assert "verified" in text and "--configfile results/share/config/00-slice.yaml" in text
     # mtimes travel: the outputs keep their order in time
     src = results / "tables/table3.csv"
     assert int((dest / "results/tables/table3.csv").stat().st_mtime) == int(src.stat().st_mtime)
@@ -289,7 +289,9 @@ def test_a_collaborators_clone_reruns_only_what_changed(tmp_path_factory, mirror
     out = subprocess.run([sys.executable, "-m", "sumjudge.share", "import", str(archive)], cwd=clone,
                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(clone)})
     assert out.returncode == 0, out.stderr
-    conf = ["--configfile", "results/share/config/effective.yaml"]  # no mirror, no key
+    listed = json.loads((clone / "results/share/sumjudge-share.json").read_text())["config_files"]
+    assert listed[0] == "config/00-config.yaml" and listed[1] == "config/01-share-test.yaml"
+    conf = ["--configfile", *(f"results/share/{f}" for f in listed)]  # no mirror, no key
     assert job_counts(_run(clone, "-n", *conf)) == {}
     assert job_counts(_run(clone, *conf)) == {}
 

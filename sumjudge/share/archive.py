@@ -12,7 +12,8 @@ An archive (``.tar.gz``) holds
   input checksums), which is what makes the collaborator's ``snakemake -n`` say
   "nothing to be done" (docs/sharing.md);
 - ``config/``: the config files the run used (as the manifest names them) and
-  ``config/effective.yaml``, the config Snakemake ran with.
+  ``config/effective.yaml``, the config Snakemake ran with (keys sorted, for reading:
+  run with the files, in their order, so every param's repr is the sender's).
 
 :func:`import_archive` checks every member against the list before it writes
 anything, and refuses a truncated or tampered archive naming the member.
@@ -248,7 +249,12 @@ def export(results: str | Path, archive: str | Path, workdir: str | Path | None 
         raise ShareError(f"{archive}: the archive cannot be written inside {results}")
 
     config_members = []
-    for i, entry in enumerate((manifest.get("invocation") or {}).get("config_files") or []):
+    entries = list((manifest.get("invocation") or {}).get("config_files") or [])
+    # Snakemake loads the workflow's own config.yaml (`configfile:`) first, then the
+    # --configfile files in order: the collaborator passes them all in that order, so
+    # dict key order, and so every param's repr, is the sender's.
+    entries.sort(key=lambda e: Path(e["file"]).resolve() != (workdir / "config.yaml").resolve())
+    for i, entry in enumerate(entries):
         path = Path(entry["file"])
         if not path.is_file():
             path = workdir / Path(entry["file"]).name
@@ -385,8 +391,9 @@ def import_archive(archive: str | Path, dest: str | Path = ".", force: bool = Fa
     (dest / ".snakemake" / "incomplete").mkdir(parents=True, exist_ok=True)  # else Snakemake "migrates" the records
     summary = Summary(**{k: share["summary"][k] for k in ("tables", "judges", "metrics", "cache_entries")},
                       files=len(listed), bytes=sum(f["size"] for f in listed.values()))
-    config = Path(share["results"]) / SHARE_DIR / share["effective_config"]
+    base = Path(share["results"]) / SHARE_DIR
+    files = " ".join(str(base / f) for f in share["config_files"])
     text = describe(summary, None, share.get("not_included", [])) + (
-        f"\nverified {len(listed)} files; config written to {config}\n"
-        f"rebuild: snakemake --cores 2 --configfile {config}   (snakemake -n: nothing to be done)")
+        f"\nverified {len(listed)} files; the sender's config files (in load order) in {base / 'config'}\n"
+        f"rebuild: snakemake --cores 2 --configfile {files}   (snakemake -n: nothing to be done)")
     return share, text
