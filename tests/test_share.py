@@ -302,23 +302,23 @@ def test_a_collaborators_clone_reruns_only_what_changed(tmp_path_factory, mirror
     # a new judge: only its jobs and the tables
     (clone / "more.yaml").write_text(yaml.safe_dump({"judges": {"fake2": _judge(server, "fake2")},
                                                      "judge": {"run": ["fake", "fake2"]}}))
-    counts = job_counts(_run(clone, *conf, "--configfile", "more.yaml", env_extra=key))
+    counts = job_counts(_run(clone, *conf, "more.yaml", env_extra=key))
     assert counts.pop("judge") == 2 and set(counts) <= TABLE_RULES, counts
 
     # the pairwise prompt edited: only the TLDR judge jobs (both judges) and the tables
     prompt = clone / "prompts/pairwise_tldr.txt"
     prompt.write_text(prompt.read_text() + "\n")
-    out = _run(clone, "-n", *conf, "--configfile", "more.yaml")
+    out = _run(clone, "-n", *conf, "more.yaml")
     counts = job_counts(out)
     assert counts.pop("judge") == 2 and set(counts) <= TABLE_RULES, counts
     assert "realsumm" not in "".join(re.findall(r"wildcards: judge=.*", out.stdout))
     prompt.write_text(prompt.read_text()[:-1])  # back as it was
-    assert job_counts(_run(clone, "-n", *conf, "--configfile", "more.yaml")) == {}
+    assert job_counts(_run(clone, "-n", *conf, "more.yaml")) == {}
 
     # a one-line change in the ROUGE code: ROUGE and what reads it
     rouge = clone / "sumjudge/metrics/rouge.py"
     rouge.write_text(rouge.read_text() + "\n# one more line\n")
-    counts = job_counts(_run(clone, "-n", *conf, "--configfile", "more.yaml"))
+    counts = job_counts(_run(clone, "-n", *conf, "more.yaml"))
     assert counts.pop("rouge") == 1 and set(counts) <= TABLE_RULES, counts
     assert "judge" not in counts and "prepare_dataset" not in counts
     out = subprocess.run([sys.executable, "-m", "sumjudge.share", "status"], cwd=clone, capture_output=True,
