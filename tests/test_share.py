@@ -289,8 +289,8 @@ def test_a_collaborators_clone_reruns_only_what_changed(tmp_path_factory, mirror
     out = subprocess.run([sys.executable, "-m", "sumjudge.share", "import", str(archive)], cwd=clone,
                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(clone)})
     assert out.returncode == 0, out.stderr
-    listed = json.loads((clone / "results/share/sumjudge-share.json").read_text())["config_files"]
-    assert listed[0] == "config/00-config.yaml" and listed[1] == "config/01-share-test.yaml"
+    listed = json.loads((clone / "results/share/sumjudge-share.json").read_text())["snakemake_configfiles"]
+    assert listed == ["config/00-share-test.yaml"]
     conf = ["--configfile", *(f"results/share/{f}" for f in listed)]  # no mirror, no key
     assert job_counts(_run(clone, "-n", *conf)) == {}
     assert job_counts(_run(clone, *conf)) == {}

@@ -250,10 +250,12 @@ def export(results: str | Path, archive: str | Path, workdir: str | Path | None 
 
     config_members = []
     entries = list((manifest.get("invocation") or {}).get("config_files") or [])
-    # Snakemake loads the workflow's own config.yaml (`configfile:`) first, then the
-    # --configfile files in order: the collaborator passes them all in that order, so
-    # dict key order, and so every param's repr, is the sender's.
-    entries.sort(key=lambda e: Path(e["file"]).resolve() != (workdir / "config.yaml").resolve())
+    # Snakemake starts from the --configfile files (in order), merges the workflow's own
+    # config.yaml (`configfile:`) in, then the --configfile files again: key order, and so
+    # every dict param's repr, follows the command-line files. The collaborator passes the
+    # same command-line files in the same order (`snakemake_configfiles`), not config.yaml.
+    own = (workdir / "config.yaml").resolve()
+    command_line = []
     for i, entry in enumerate(entries):
         path = Path(entry["file"])
         if not path.is_file():
@@ -262,6 +264,8 @@ def export(results: str | Path, archive: str | Path, workdir: str | Path | None 
             raise ShareError(f"{entry['file']}: a config file the run used (results/manifest.json, "
                              "invocation.config_files) is not on this machine")
         config_members.append(Member(f"config/{i:02d}-{path.name}", path))
+        if Path(entry["file"]).resolve() != own:
+            command_line.append(config_members[-1].arcname)
     effective_text = yaml.safe_dump(config, sort_keys=False).encode()
 
     secrets = find_secrets(members + config_members + [Member("config/effective.yaml", data=effective_text)],
@@ -289,6 +293,7 @@ def export(results: str | Path, archive: str | Path, workdir: str | Path | None 
         "code_version": manifest.get("code_version"),
         "results": results.resolve().relative_to(workdir.resolve()).as_posix(),
         "config_files": [m.arcname for m in config_members],
+        "snakemake_configfiles": command_line,
         "effective_config": "config/effective.yaml",
         "code_sha256": dict(sorted(code.items())),
         "not_included": left_out,
@@ -392,8 +397,8 @@ def import_archive(archive: str | Path, dest: str | Path = ".", force: bool = Fa
     summary = Summary(**{k: share["summary"][k] for k in ("tables", "judges", "metrics", "cache_entries")},
                       files=len(listed), bytes=sum(f["size"] for f in listed.values()))
     base = Path(share["results"]) / SHARE_DIR
-    files = " ".join(str(base / f) for f in share["config_files"])
+    files = " ".join(str(base / f) for f in share["snakemake_configfiles"])
     text = describe(summary, None, share.get("not_included", [])) + (
-        f"\nverified {len(listed)} files; the sender's config files (in load order) in {base / 'config'}\n"
+        f"\nverified {len(listed)} files; the sender's config files in {base / 'config'}\n"
         f"rebuild: snakemake --cores 2 --configfile {files}   (snakemake -n: nothing to be done)")
     return share, text
