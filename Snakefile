@@ -19,6 +19,12 @@ include: "workflow/rules/metrics.smk"
 include: "workflow/rules/judge.smk"
 include: "workflow/rules/tables.smk"
 
+# Rerun by content, not by file time (docs/sharing.md): every script rule gets a param
+# `code`, the sha256 of its script and of the sumjudge modules it imports; the default
+# profile (profiles/default) leaves Snakemake's mtime-based `code` trigger out.
+# A fresh clone with a copied results/ reruns nothing; an edit reruns the rules that run it.
+set_code_params(workflow.rules)
+
 # On a cluster, downloads run on the head node (compute nodes often have no internet;
 # docs/cluster.md); every other rule is a job of its own.
 localrules:

@@ -9,7 +9,7 @@ from sumjudge.data.fetch import FetchError, fetch  # noqa: E402
 
 log = _log.setup(snakemake)
 try:
-    origin = fetch(snakemake.wildcards.path, snakemake.output[0], snakemake.params.mirror)
+    origin = fetch(snakemake.wildcards.path, snakemake.output[0], snakemake.config.get("mirror"))
 except FetchError as err:
     log.error("%s", err)
     sys.exit(1)

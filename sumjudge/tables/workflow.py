@@ -3,6 +3,7 @@ workflow/rules/tables.smk; plain functions so the Snakefile holds only rules).""
 from __future__ import annotations
 
 import hashlib
+import os
 import json
 from pathlib import Path
 from typing import Mapping
@@ -59,10 +60,15 @@ def metric_files(metric_outputs: list[str], datasets) -> list[str]:
 
 
 def prompt_files(basedir: str) -> list[str]:
+    """The workflow's prompt files, relative to the working directory (as the judge
+    rule's are), so a clone in another directory does not count as changed inputs."""
     root = Path(basedir) / "prompts"
-    return sorted(str(p) for p in root.rglob("*") if p.is_file()) if root.is_dir() else []
+    return sorted(os.path.relpath(p) for p in root.rglob("*") if p.is_file()) if root.is_dir() else []
 
 
 def config_digest(config: dict) -> str:
-    """sha256 of the config: a short rule parameter that changes whenever the config does."""
+    """sha256 of the config: a short rule parameter that changes whenever the config does.
+    `mirror` (where pinned, sha256-checked files were copied from) is left out: it changes
+    no result, and a collaborator without the sender's mirror must not rerun (docs/sharing.md)."""
+    config = {k: v for k, v in config.items() if k != "mirror"}
     return hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()

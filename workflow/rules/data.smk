@@ -10,8 +10,8 @@ rule fetch:
         f"{RESULTS}/raw/{{path}}",
     log:
         "logs/fetch/{path}.log",
-    params:
-        mirror=config["mirror"],
+    # no `mirror` param: where a pinned, sha256-checked file came from does not change it,
+    # so a collaborator with no mirror does not refetch (docs/sharing.md); the script reads config
     wildcard_constraints:
         path=rf"({_ds.alternation(_ds.folders(DATASET_SPECS))})/.+",
     conda:

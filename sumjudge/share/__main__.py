@@ -1,0 +1,43 @@
+"""python -m sumjudge.share export RESULTS ARCHIVE | import ARCHIVE | status  (docs/sharing.md)"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .archive import ShareError, export, import_archive
+from .status import report, stale_outputs
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m sumjudge.share", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    e = sub.add_parser("export", help="write RESULTS, its logs, metadata and config into ARCHIVE (.tar.gz)")
+    e.add_argument("results")
+    e.add_argument("archive")
+    e.add_argument("--workdir", help="the Snakemake working directory (default: RESULTS' parent)")
+    i = sub.add_parser("import", help="verify ARCHIVE and extract it into a clone of the workflow")
+    i.add_argument("archive")
+    i.add_argument("--dest", default=".", help="the clone's root (default: .)")
+    i.add_argument("--force", action="store_true", help="overwrite existing files with other content")
+    s = sub.add_parser("status", help="which outputs are stale against this checkout's code, and why")
+    s.add_argument("--workdir", default=".")
+    s.add_argument("--results", default="results")
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "export":
+            _, text = export(args.results, args.archive, args.workdir)
+            print(f"wrote {args.archive}\n{text}")
+        elif args.command == "import":
+            _, text = import_archive(args.archive, args.dest, args.force)
+            print(text)
+        else:
+            groups, checked = stale_outputs(args.workdir, args.results)
+            print(report(groups, checked))
+    except ShareError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

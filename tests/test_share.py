@@ -1,0 +1,327 @@
+"""Sharing results/ (docs/sharing.md): the code digest of a rule, the archive's
+export / verify / import, and, through Snakemake, a collaborator's clone that
+reruns nothing, only a new judge's jobs, only the edited prompt's jobs, nothing
+after touching every file, and only ROUGE's jobs after a change in the ROUGE code."""
+import base64
+import gzip
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+import yaml
+
+from sumjudge.share import archive as share
+from sumjudge.share.code import code_digest, code_files
+from sumjudge.share.status import report, stale_outputs
+
+REPO = Path(__file__).resolve().parents[1]
+MARKER = "sk-SHARE-MARKER-5f447b5bd63ff7970bbb"
+
+
+# --- code digest ------------------------------------------------------------------------------
+
+def _copy_code(dst: Path) -> Path:
+    shutil.copytree(REPO / "scripts", dst / "scripts", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(REPO / "sumjudge", dst / "sumjudge", ignore=shutil.ignore_patterns("__pycache__"))
+    return dst
+
+
+def test_a_rules_code_is_its_script_and_the_modules_it_imports():
+    files = {p.relative_to(REPO).as_posix() for p in code_files(REPO / "scripts/rouge.py", REPO)}
+    assert {"scripts/rouge.py", "scripts/_log.py", "sumjudge/metrics/rouge.py", "sumjudge/io.py",
+            "sumjudge/__init__.py", "sumjudge/metrics/__init__.py", "sumjudge/datasets.py"} <= files
+    # protocols.resolve("sumjudge.judge.parse:...") strings count as imports
+    assert "sumjudge/judge/parse.py" in files
+    assert not files & {"sumjudge/metrics/bertscore.py", "sumjudge/judge/client.py", "scripts/judge.py"}
+
+
+def test_a_one_line_change_changes_only_the_rules_that_run_it(tmp_path):
+    root = _copy_code(tmp_path)
+    scripts = ["rouge", "metric_bertscore", "judge", "correlation_table", "fetch"]
+    before = {s: code_digest(root / f"scripts/{s}.py", root) for s in scripts}
+    rouge = root / "sumjudge/metrics/rouge.py"
+    rouge.write_text(rouge.read_text() + "\n# a comment is a change of content\n")
+    after = {s: code_digest(root / f"scripts/{s}.py", root) for s in scripts}
+    assert [s for s in scripts if before[s] != after[s]] == ["rouge"]
+    # same content, new times: same digest
+    os.utime(rouge, (1, 1))
+    assert code_digest(root / "scripts/rouge.py", root) == after["rouge"]
+
+
+# --- archive ----------------------------------------------------------------------------------
+
+def _record(path: str, rule: str, script: str, params: list[str]) -> tuple[str, dict]:
+    name = base64.urlsafe_b64encode(path.encode()).decode()
+    return name, {"rule": rule, "code": f'        "../../scripts/{script}.py"\n', "params": params,
+                  "record_format_version": 6, "input": [], "log": []}
+
+
+@pytest.fixture
+def results(tmp_path):
+    """A small results/ as a run leaves it: manifest, a table, one judge output, cache, metadata."""
+    wd = tmp_path / "sender"
+    r = wd / "results"
+    (r / "tables").mkdir(parents=True)
+    (r / "tables/table3.csv").write_text("table,row,value\ntable3,fake,0.6\n")
+    (r / "judge/fake/tldr").mkdir(parents=True)
+    (r / "judge/fake/tldr/base.parquet").write_bytes(b"PAR1 not really")
+    (r / "judge/fake/tldr/base.usage.json").write_text(json.dumps({"n_units": 5, "requests_sent": 0}))
+    (r / "judge/fake/summeval").mkdir(parents=True)
+    (r / "judge/fake/summeval/base.usage.json").write_text(json.dumps({"n_units": 48}))
+    for i in range(3):
+        (r / f"cache/judge/0{i}").mkdir(parents=True)
+        (r / f"cache/judge/0{i}/0{i}abc.json").write_text(json.dumps({"reply": "Summary 1"}))
+    (wd / "slice.yaml").write_text("subset: {tldr: {units: 5}}\n")
+    config = {"mirror": "/somewhere/data", "subset": {"tldr": {"units": 5}},
+              "judges": {"fake": {"model": "fake-model", "base_url": "http://127.0.0.1:9/v1",
+                                  "api_key_env": "SJ_SHARE_TEST_KEY"}}}
+    (r / "manifest.json").write_text(json.dumps({
+        "code_version": "abc1234", "config": config, "embedded_models": {
+            "qwen-1.5b": {"file": "/root/.cache/sumjudge/models/qwen.gguf", "model": "qwen",
+                          "pinned_sha256": "ab" * 32}},
+        "invocation": {"config_files": [{"file": str(wd / "slice.yaml"), "sha256": "x"}]}}))
+    (wd / "logs/judge").mkdir(parents=True)
+    (wd / "logs/judge/tldr.log").write_text("5 units, 0 requests\n")
+    meta = wd / ".snakemake/metadata"
+    meta.mkdir(parents=True)
+    for path, rule, script in [("results/tables/table3.csv", "accuracy_table", "accuracy_table"),
+                               ("results/judge/fake/tldr/base.parquet", "judge", "judge")]:
+        name, rec = _record(path, rule, script, ["'sha256:00'"])
+        (meta / name).write_text(json.dumps(rec))
+    name, rec = _record("elsewhere/x.csv", "other", "other", [])
+    (meta / name).write_text(json.dumps(rec))  # not under results/: not shipped
+    return r
+
+
+def test_export_lists_every_file_and_import_restores_it(results, tmp_path, capsys):
+    archive = tmp_path / "share.tar.gz"
+    manifest, text = share.export(results, archive, environ={})
+    names = {f["path"] for f in manifest["files"]}
+    assert "results/tables/table3.csv" in names and "logs/judge/tldr.log" in names
+    assert "config/00-slice.yaml" in names and "config/effective.yaml" in names
+    assert sum(n.startswith(".snakemake/metadata/") for n in names) == 2  # the two under results/
+    assert all(len(f["sha256"]) == 64 for f in manifest["files"])
+    assert f"archive: {archive.stat().st_size} bytes" in text
+    assert "tables (1): table3" in text
+    assert "judge fake: 53 units in 2 outputs (summeval/base 48, tldr/base 5)" in text
+    assert "judge cache entries: 3" in text
+    assert "not included: qwen.gguf sha256 " + "ab" * 32 in text
+    with tarfile.open(archive) as tar:
+        assert not any(n.endswith(".gguf") for n in tar.getnames())
+    # the effective config leaves the sender's mirror out
+    assert "mirror" not in yaml.safe_load(_member(archive, "config/effective.yaml"))
+
+    dest = tmp_path / "clone"
+    dest.mkdir()
+    _, text = share.import_archive(archive, dest)
+    for f in manifest["files"]:
+        if not f["path"].startswith("config/"):
+            assert share.sha256_file(dest / f["path"]) == f["sha256"], f["path"]
+    assert (dest / "results/share/config/effective.yaml").is_file()
+    assert (dest / "results/share/sumjudge-share.json").is_file()
+    assert "verified" in text and "--configfile results/share/config/00-slice.yaml" in text
+    # mtimes travel: the outputs keep their order in time
+    src = results / "tables/table3.csv"
+    assert int((dest / "results/tables/table3.csv").stat().st_mtime) == int(src.stat().st_mtime)
+
+
+def _member(archive: Path, name: str) -> bytes:
+    with tarfile.open(archive) as tar:
+        return tar.extractfile(name).read()
+
+
+def test_a_truncated_archive_is_refused_naming_the_file(results, tmp_path):
+    archive = tmp_path / "share.tar.gz"
+    share.export(results, archive, environ={})
+    data = archive.read_bytes()
+    cut = tmp_path / "cut.tar.gz"
+    cut.write_bytes(data[:-64])
+    dest = tmp_path / "clone"
+    dest.mkdir()
+    with pytest.raises(share.ShareError, match=r"truncated.*(results/|logs/|\.snakemake/|config/)") as err:
+        share.import_archive(cut, dest)
+    assert str(cut) in str(err.value)
+    assert not (dest / "results").exists()  # nothing written
+
+
+def test_a_tampered_file_is_refused_naming_it(results, tmp_path):
+    archive = tmp_path / "share.tar.gz"
+    share.export(results, archive, environ={})
+    tampered = tmp_path / "tampered.tar.gz"
+    with tarfile.open(archive) as src, tarfile.open(tampered, "w:gz") as dst:
+        for info in src:
+            data = src.extractfile(info).read()
+            if info.name == "results/tables/table3.csv":
+                data = data.replace(b"0.6", b"0.9")
+            info.size = len(data)
+            dst.addfile(info, io.BytesIO(data))
+    dest = tmp_path / "clone"
+    dest.mkdir()
+    with pytest.raises(share.ShareError, match=r"results/tables/table3\.csv does not match its sha256"):
+        share.import_archive(tampered, dest)
+    assert not (dest / "results").exists()
+
+
+def test_no_archive_is_written_with_a_key_in_a_file(results, tmp_path):
+    (results / "cache/judge/01/01abc.json").write_text(json.dumps({"reply": "ok", "echo": f"Bearer {MARKER}"}))
+    archive = tmp_path / "share.tar.gz"
+    with pytest.raises(share.ShareError, match=r"results/cache/judge/01/01abc\.json, line 1: the value of "
+                                               r"\$SJ_SHARE_TEST_KEY"):
+        share.export(results, archive, environ={"SJ_SHARE_TEST_KEY": MARKER})
+    assert not archive.exists() and not list(tmp_path.glob("*.part"))
+
+
+def test_no_archive_is_written_with_a_key_in_base_url(results, tmp_path):
+    m = json.loads((results / "manifest.json").read_text())
+    m["config"]["judges"]["fake"]["base_url"] = f"https://user:{MARKER}@api.example.org/v1"
+    (results / "manifest.json").write_text(json.dumps(m, indent=1))
+    archive = tmp_path / "share.tar.gz"
+    with pytest.raises(share.ShareError) as err:
+        share.export(results, archive, environ={})
+    assert re.search(r"results/manifest\.json, line \d+: a URL with credentials", str(err.value))
+    assert "config/effective.yaml" in str(err.value)
+    assert not archive.exists()
+
+
+def test_status_names_the_stale_rule_and_the_changed_file(tmp_path):
+    wd = _copy_code(tmp_path / "clone")
+    (wd / "workflow/rules").mkdir(parents=True)
+    meta = wd / ".snakemake/metadata"
+    meta.mkdir(parents=True)
+    (wd / "results/share").mkdir(parents=True)
+    sender = {}
+    for script in ("rouge", "judge"):
+        from sumjudge.share.code import file_digests
+        sender.update(file_digests(wd / f"scripts/{script}.py", wd))
+        name, rec = _record(f"results/{script}/x.parquet", script, script,
+                            ["True", repr(code_digest(wd / f"scripts/{script}.py", wd))])
+        (meta / name).write_text(json.dumps(rec))
+    (wd / "results/share/sumjudge-share.json").write_text(json.dumps({"code_sha256": sender}))
+    groups, checked = stale_outputs(wd)
+    assert checked == 2 and groups == []
+    rouge = wd / "sumjudge/metrics/rouge.py"
+    rouge.write_text(rouge.read_text() + "\n# changed\n")
+    groups, checked = stale_outputs(wd)
+    assert [(g.rule, g.outputs, g.changed) for g in groups] == [
+        ("rouge", ["results/rouge/x.parquet"], ["sumjudge/metrics/rouge.py"])]
+    assert "code changed: sumjudge/metrics/rouge.py" in report(groups, checked)
+
+
+# --- through Snakemake: a collaborator's clone ---------------------------------------------------
+
+def _clone(dst: Path) -> Path:
+    """The checkout as a fresh clone has it: tracked and new (not ignored) files."""
+    files = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"], cwd=REPO,
+                           capture_output=True, text=True, check=True).stdout.split("\0")
+    for f in filter(None, files):
+        src = REPO / f
+        if src.is_file() and not src.is_symlink():
+            (dst / f).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(src, dst / f)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(dst)]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "clone"], check=True)
+    return dst
+
+
+def _run(wd: Path, *args: str, env_extra=None):
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "PYTHONPATH")}
+    env.update({"HF_HUB_OFFLINE": "1", "PYTHONPATH": str(wd)}, **(env_extra or {}))
+    cmd = [sys.executable, "-m", "snakemake", "--cores", "2", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=env, cwd=wd)
+
+
+def job_counts(out: subprocess.CompletedProcess) -> dict[str, int]:
+    """rule -> jobs from Snakemake's "Job stats" table ({} when there is nothing to do)."""
+    text = out.stdout + out.stderr
+    assert out.returncode == 0, text[-4000:]
+    if "Nothing to be done" in text:
+        return {}
+    block = text.split("Job stats:")[-1]
+    counts = dict(re.findall(r"^(\w+)\s+(\d+)\s*$", block, re.MULTILINE))
+    counts.pop("total", None)
+    return {k: int(v) for k, v in counts.items()}
+
+
+TABLE_RULES = {"accuracy_table", "judge_behaviour", "reply_tables", "published_vs_reproduced", "judge_chart",
+               "manifest", "overview", "all"}
+
+
+@pytest.fixture(scope="module")
+def server():
+    from sumjudge.judge.testing import FakeOpenAIServer
+    with FakeOpenAIServer(models=("fake-model",), api_key=MARKER) as srv:
+        yield srv
+
+
+def _judge(server, name):
+    return {"model": "fake-model", "base_url": server.url, "api_key_env": "SJ_SHARE_KEY", "max_concurrency": 2}
+
+
+@pytest.mark.slow
+def test_a_collaborators_clone_reruns_only_what_changed(tmp_path_factory, mirror, server):
+    sender = _clone(tmp_path_factory.mktemp("sender"))
+    cfg = {"datasets": ["tldr", "realsumm"], "subset": {"tldr": {"units": 3}, "realsumm": {"units": 3}},
+           "judges": {"fake": _judge(server, "fake")},
+           "judge": {"run": ["fake"], "datasets": ["tldr", "realsumm"]},
+           "rouge": {"datasets": ["tldr"]}, "metrics": {"run": []}}
+    (sender / "share-test.yaml").write_text(yaml.safe_dump(cfg))
+    key = {"SJ_SHARE_KEY": MARKER}
+    built = job_counts(_run(sender, "--configfile", "share-test.yaml", "--config", f"mirror={mirror}",
+                            env_extra=key))
+    assert built["judge"] == 2 and built["rouge"] == 1
+    archive = sender.parent / "share.tar.gz"
+    out = subprocess.run([sys.executable, "-m", "sumjudge.share", "export", "results", str(archive)], cwd=sender,
+                         capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(sender), **key})
+    assert out.returncode == 0, out.stderr
+    assert MARKER.encode() not in gzip.decompress(archive.read_bytes())
+    assert "judge fake: 6 units in 2 outputs" in out.stdout
+
+    clone = _clone(tmp_path_factory.mktemp("collaborator"))
+    out = subprocess.run([sys.executable, "-m", "sumjudge.share", "import", str(archive)], cwd=clone,
+                         capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(clone)})
+    assert out.returncode == 0, out.stderr
+    listed = json.loads((clone / "results/share/sumjudge-share.json").read_text())["snakemake_configfiles"]
+    assert listed == ["config/00-share-test.yaml"]
+    conf = ["--configfile", *(f"results/share/{f}" for f in listed)]  # no mirror, no key
+    assert job_counts(_run(clone, "-n", *conf)) == {}
+    assert job_counts(_run(clone, *conf)) == {}
+
+    # every file outside results/ touched: same content, newer times
+    subprocess.run("find . -path ./results -prune -o -type f -exec touch {} +", shell=True, cwd=clone, check=True)
+    assert job_counts(_run(clone, "-n", *conf)) == {}
+
+    # a new judge: only its jobs and the tables
+    (clone / "more.yaml").write_text(yaml.safe_dump({"judges": {"fake2": _judge(server, "fake2")},
+                                                     "judge": {"run": ["fake", "fake2"]}}))
+    counts = job_counts(_run(clone, *conf, "more.yaml", env_extra=key))
+    assert counts.pop("judge") == 2 and set(counts) <= TABLE_RULES, counts
+
+    # the pairwise prompt edited: only the TLDR judge jobs (both judges) and the tables
+    prompt = clone / "prompts/pairwise_tldr.txt"
+    prompt.write_text(prompt.read_text() + "\n")
+    out = _run(clone, "-n", *conf, "more.yaml")
+    counts = job_counts(out)
+    assert counts.pop("judge") == 2 and set(counts) <= TABLE_RULES, counts
+    assert "realsumm" not in "".join(re.findall(r"wildcards: judge=.*", out.stdout))
+    prompt.write_text(prompt.read_text()[:-1])  # back as it was
+    assert job_counts(_run(clone, "-n", *conf, "more.yaml")) == {}
+
+    # a one-line change in the ROUGE code: ROUGE and what reads it
+    rouge = clone / "sumjudge/metrics/rouge.py"
+    rouge.write_text(rouge.read_text() + "\n# one more line\n")
+    counts = job_counts(_run(clone, "-n", *conf, "more.yaml"))
+    assert counts.pop("rouge") == 1 and set(counts) <= TABLE_RULES, counts
+    assert "judge" not in counts and "prepare_dataset" not in counts
+    out = subprocess.run([sys.executable, "-m", "sumjudge.share", "status"], cwd=clone, capture_output=True,
+                         text=True, env={**os.environ, "PYTHONPATH": str(clone)})
+    assert "rule rouge (scripts/rouge.py): 1 outputs" in out.stdout, out.stdout
+    assert "code changed: sumjudge/metrics/rouge.py" in out.stdout
