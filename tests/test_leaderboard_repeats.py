@@ -69,3 +69,27 @@ def test_two_stage_correlation_keeps_both_sources_of_noise():
     # one sample only: stage 2 has nothing to draw, and a perfect judge gives rho = 1 throughout
     one = two_stage_correlation(human[None], human, 50, seed=0)
     assert one["dataset"].low == pytest.approx(1.0) and one["sample"].high == pytest.approx(1.0)
+
+
+def test_a_repeated_likert_judge_gets_two_stage_intervals_at_every_level(tmp_path):
+    import pandas as pd
+
+    from sumjudge.tables.leaderboard import build
+    rng = np.random.default_rng(3)
+    docs, systems = [f"d{i}" for i in range(6)], ["A", "B", "C", "D"]
+    dims = ("coherence", "fluency", "informativeness", "relevance")
+    data = pd.DataFrame([{"unit_id": f"{d}/{s}", "doc_id": d, "system": s, "summary": "x " * (k + 1),
+                          **{m: float(rng.integers(1, 6)) for m in dims}} for d in docs for k, s in enumerate(systems)])
+    dp = tmp_path / "newsroom.parquet"
+    data.to_parquet(dp)
+    d = tmp_path / "judge" / "j" / "newsroom"
+    d.mkdir(parents=True)
+    rows = [{"unit_id": r.unit_id, "sample": k, "status": "ok",
+             **{m: float(getattr(r, m) + rng.integers(-1, 2)) for m in dims}} for k in range(3) for r in data.itertuples()]
+    pd.DataFrame(rows).to_parquet(d / "base.parquet")
+    out = build([], {"newsroom": str(dp)}, [str(d / "base.parquet")], {}, {"seed": 0, "bootstrap_resamples": 200})
+    c = out["cells"]
+    judge = c[(c["kind"] == "judge") & (c["dimension"] == "fluency")]
+    assert set(judge["level"]) == {"sample", "system", "dataset"}
+    assert (judge["n_samples"] == 3).all() and judge["interval"].str.startswith("two-stage").all()
+    assert (judge["ci_low"] <= judge["ci_high"]).all() and judge["ci_low"].notna().all()

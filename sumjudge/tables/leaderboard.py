@@ -25,7 +25,7 @@ import pandas as pd
 from ..datasets import BUILTIN
 from ..stats import alt_test as at
 from ..stats.orders import both_orders
-from ..stats.repeats import sample_variance, two_stage_bootstrap
+from ..stats.repeats import sample_variance, two_stage_bootstrap, two_stage_correlation
 from ..stats.loo import loo_labels, loo_likert, votes_from_counts
 from ..stats import bias
 from ..stats.matrix import likert_matrix
@@ -149,9 +149,9 @@ def _votes(name: str, data: pd.DataFrame) -> np.ndarray | None:
     return None
 
 
-def repeat_cells(name: str, data: pd.DataFrame, path: str, dim: str, settings: dict) -> dict:
-    """For a judge with samples > 1: its sample-to-sample variance on the column, and for an
-    accuracy column the two-stage bootstrap interval (documents, then samples within a unit)."""
+def repeat_cells(name: str, data: pd.DataFrame, path: str, dim: str, settings: dict, level: str = "accuracy") -> dict:
+    """For a judge with samples > 1: its sample-to-sample variance on the column, and the
+    column's two-stage bootstrap interval (documents, then samples within a unit)."""
     full = pd.read_parquet(path)
     if "sample" not in full or full["sample"].nunique() < 2:
         return {"n_samples": 1, "interval": "bootstrap (Tables 1-5)"}
@@ -163,8 +163,15 @@ def repeat_cells(name: str, data: pd.DataFrame, path: str, dim: str, settings: d
         ids = data["unit_id"].astype(str)
         m = np.stack([pd.to_numeric(per[s][dim], errors="coerce").where(per[s]["status"].astype(str) == "ok")
                       .reindex(ids).to_numpy(dtype=float) for s in samples], axis=1)
-        return {"n_samples": len(samples), "sample_variance": sample_variance(m)[0],
-                "interval": "bootstrap (Tables 1-5)"}
+        d2 = data.assign(doc_id=data["doc_id"].astype(str), system=data["system"].astype(str))
+        docs, systems = sorted(d2["doc_id"].unique()), sorted(d2["system"].unique())
+        stack = np.stack([likert_matrix(d2.assign(_j=m[:, k]), "_j", docs, systems) for k in range(m.shape[1])])
+        iv = two_stage_correlation(stack, likert_matrix(d2, dim, docs, systems),
+                                   int(settings.get("bootstrap_resamples", 1000)), int(settings.get("seed", 2023)),
+                                   float(settings.get("confidence", 0.95)), settings.get("method", "spearman"),
+                                   settings.get("undefined", "zero"))[level]
+        return {"n_samples": len(samples), "sample_variance": sample_variance(m)[0], "ci_low": iv.low,
+                "ci_high": iv.high, "interval": "two-stage bootstrap (documents, then samples)"}
     preds = [_accuracy_units(name, data, per[s]) for s in samples]
     gold, clusters = preds[0][1], preds[0][2]
     m = np.stack([p[0] for p in preds], axis=1)
@@ -248,7 +255,7 @@ def build(table_csvs: list[str], data_paths: dict[str, str], judge_paths: list[s
                           "n": r.get("n") if len(t) else np.nan, "ci_low": r.get("ci_low") if len(t) else np.nan,
                           "ci_high": r.get("ci_high") if len(t) else np.nan, "parse_rate": pr,
                           "near_constant": nc, "greyed": bool(reason), "reason": reason,
-                          **repeat_cells(name, data, base[(j, name)], dim, settings),
+                          **repeat_cells(name, data, base[(j, name)], dim, settings, level),
                           **length_bias(name, data, frames[(j, name)],
                                         "choice" if BUILTIN[name].protocol == "pairwise" else dim, longer_margin)})
         # humans (leave-one-out) and the judges against the same references; paired tests
