@@ -23,7 +23,9 @@ include: "workflow/rules/tables.smk"
 # `code`, the sha256 of its script and of the sumjudge modules it imports; the default
 # profile (profiles/default) leaves Snakemake's mtime-based `code` trigger out.
 # A fresh clone with a copied results/ reruns nothing; an edit reruns the rules that run it.
-set_code_params(workflow.rules)
+from sumjudge.share.code import set_code_params
+
+set_code_params(workflow.rules, workflow.basedir)
 
 # On a cluster, downloads run on the head node (compute nodes often have no internet;
 # docs/cluster.md); every other rule is a job of its own.

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import yaml
 
-from sumjudge.metrics.preflight import manual_steps, report
+from sumjudge.metrics.preflight import applies, manual_steps, report
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -52,3 +52,11 @@ def test_every_missing_piece_is_one_step_naming_its_key(tmp_path):
     msg = report(steps, ["bertscore", "bartscore", "dae"])
     assert "nothing has run" in msg and "  1. bartscore:" in msg and "  3. dae:" in msg
     assert "--config 'metrics={run: [bertscore]}'" in msg
+
+
+def test_the_check_applies_to_runs_and_dry_runs_only():
+    assert applies(["snakemake", "--cores", "8"]) and applies(["snakemake", "-n"])
+    for argv in (["snakemake", "--unlock"], ["snakemake", "--lint"], ["snakemake", "--report=r.html"],
+                 ["snakemake", "--summary"], ["snakemake", "--touch"]):
+        assert not applies(argv), argv
+    assert not applies(["snakemake", "--cores", "1"], main_process=False)  # a job on a cluster node

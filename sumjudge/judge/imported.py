@@ -145,3 +145,14 @@ def score_files(scores, datasets: list[str]) -> dict[str, str]:
     if unknown:
         raise ScoresError(f"{scores}: dataset(s) {unknown} are not judged (judge.datasets: {datasets})")
     return {d: str(scores) for d in found}
+
+
+def kept_output(path: str, score_files: dict, swapped: bool = False) -> bool:
+    """Whether a judge output stays a target: an imported judge has only the base variant of
+    the datasets its scores cover, and no swapped order (it sends nothing)."""
+    from sumjudge.tables.inputs import parse_judge_path
+
+    judge, dataset, variant = parse_judge_path(path.replace(".usage.json", ".parquet"))
+    if judge not in score_files:
+        return True
+    return not swapped and variant == "base" and dataset in score_files[judge]

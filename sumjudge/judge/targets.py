@@ -19,8 +19,9 @@ def variants(dataset: "str | _ds.DatasetSpec", judge_cfg: dict[str, Any]) -> lis
     return list(spec.variants)
 
 
-def output(results: str, judge: str, dataset: str, variant: str, ext: str = "parquet") -> str:
-    return f"{results}/judge/{judge}/{dataset}/{variant}.{ext}"
+def output(results: str, judge: str, dataset: str, variant: str, ext: str = "parquet", swapped: bool = False) -> str:
+    """``swapped``: the pairs asked the other way round (judge.pairwise_orders)."""
+    return f"{results}/judge/{judge}/{dataset}/{variant}{SWAPPED if swapped else ''}.{ext}"
 
 
 def outputs(results: str, judges: list[str], datasets: list, judge_cfg: dict[str, Any]) -> list[str]:

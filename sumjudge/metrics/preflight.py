@@ -15,6 +15,24 @@ from typing import Iterable, Mapping
 
 from sumjudge.metrics.loading import ModelUnavailable, resolve_model
 
+# Snakemake invocations that build nothing: the check would only stand in their way
+# (`--unlock` after a crash, `--lint`, `--report`, `--summary`, `--touch`, the graphs, ...).
+NOT_BUILDING = frozenset({
+    "--lint", "--unlock", "--report", "--summary", "-S", "--detailed-summary", "-D", "--list-rules", "-l",
+    "--list", "--touch", "-t", "--cleanup-metadata", "--cm", "--list-changes", "--lc", "--list-input-changes",
+    "--li", "--list-params-changes", "--lp", "--list-code-changes", "--dag", "--rulegraph", "--filegraph",
+    "--archive", "--containerize", "--list-target-rules", "--lt", "--delete-all-output", "--delete-temp-output",
+    "--cleanup-shadow", "--print-compilation", "--export-cwl", "--generate-unit-tests", "--conda-create-envs-only",
+    "--list-conda-envs", "--conda-cleanup-envs"})
+
+
+def applies(argv: Iterable[str], main_process: bool = True) -> bool:
+    """Whether this Snakemake invocation should be checked: the main process of a run or a
+    dry run (``-n`` is checked: it should not list jobs that can only fail), not a job's
+    own process on a cluster node, nor a command that builds nothing."""
+    return main_process and not any(a.split("=", 1)[0] in NOT_BUILDING for a in argv)
+
+
 # metric -> [(config key under metrics.<metric>, files the model directory must hold)]
 MODEL_KEYS = {
     "bertscore": [("model", ("config.json",))],

@@ -115,3 +115,11 @@ def code_digest(script: str | Path, root: str | Path) -> str:
     for rel, digest in sorted(file_digests(script, root).items()):
         h.update(f"{rel}\0{digest}\n".encode())
     return "sha256:" + h.hexdigest()
+
+
+def set_code_params(rules, basedir: str | Path) -> None:
+    """Give every script rule of a workflow the param ``code`` (:func:`code_digest` of its
+    script): the content trigger of docs/sharing.md. A rule that sets ``code`` itself keeps it."""
+    for rule in rules:
+        if rule.script and "code" not in rule.params.keys():
+            rule.set_params(code=code_digest(Path(rule.snakefile).parent / rule.script, basedir))

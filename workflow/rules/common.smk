@@ -63,14 +63,3 @@ def prepare_inputs(wc):
         return files
     return {role: [raw(p) for p in paths] for role, paths in files.items()}
 
-
-from sumjudge.share.code import code_digest as _code_digest
-
-
-def set_code_params(workflow_rules):
-    """Add the param `code` (sha256 of the script and the project modules it imports,
-    sumjudge/share/code.py) to every script rule: the content trigger of docs/sharing.md."""
-    for _rule in workflow_rules:
-        if _rule.script and "code" not in _rule.params.keys():
-            script = Path(_rule.snakefile).parent / _rule.script
-            _rule.set_params(code=_code_digest(script, workflow.basedir))

@@ -114,8 +114,8 @@ rule judge_swapped:
         data=dataset_table("{dataset}"),
         prompt=lambda wc: _jt.prompt_path(JUDGE_PROMPT_DIR, DATASET_SPECS[wc.dataset], wc.variant),
     output:
-        table=_jt.output(RESULTS, "{judge}", "{dataset}", "{variant}" + _jt.SWAPPED),
-        usage=_jt.output(RESULTS, "{judge}", "{dataset}", "{variant}" + _jt.SWAPPED, "usage.json"),
+        table=_jt.output(RESULTS, "{judge}", "{dataset}", "{variant}", swapped=True),
+        usage=_jt.output(RESULTS, "{judge}", "{dataset}", "{variant}", "usage.json", swapped=True),
     log:
         "logs/judge/{judge}/{dataset}/{variant}_swapped.log",
     params:
@@ -151,15 +151,8 @@ except _ScoresError as err:
     raise WorkflowError(str(err)) from None
 
 
-def _kept(path):
-    j, d, v = _jt_parse(path.replace(".usage.json", ".parquet"))
-    return j not in SCORE_FILES or (v == "base" and d in SCORE_FILES[j])
-
-
-from sumjudge.tables.inputs import parse_judge_path as _jt_parse  # noqa: E402
-
-JUDGE_OUTPUTS = [p for p in JUDGE_OUTPUTS if _kept(p)]
-SWAPPED_OUTPUTS = [p for p in SWAPPED_OUTPUTS if _jt_parse(p.replace(".usage.json", ".parquet"))[0] not in SCORE_FILES]
+JUDGE_OUTPUTS = [p for p in JUDGE_OUTPUTS if _imp.kept_output(p, SCORE_FILES)]
+SWAPPED_OUTPUTS = [p for p in SWAPPED_OUTPUTS if _imp.kept_output(p, SCORE_FILES, swapped=True)]
 
 
 rule judge_import:

@@ -48,7 +48,9 @@ METRIC_OUTPUTS += [
 
 # Never start jobs that can only fail: a missing model or parser stops the run here, with
 # every manual step in one message (sumjudge/metrics/preflight.py).
-if METRICS.get("check_models", True):
+from sumjudge.metrics.preflight import applies as _preflight_applies
+
+if METRICS.get("check_models", True) and _preflight_applies(sys.argv, workflow.is_main_process):
     from sumjudge.metrics.preflight import manual_steps as _manual_steps, report as _preflight_report
 
     _pending = [m for m in LEARNED_METRICS if m in METRICS["run"] and not all(
