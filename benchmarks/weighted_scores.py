@@ -42,24 +42,14 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
 
 from sumjudge.judge.run import judge_dataset  # noqa: E402
 from sumjudge.judge.spec import judge_spec  # noqa: E402
+from judge_throughput import summeval_units  # noqa: E402  (the same units as the throughput benchmark)
 
 TEMPLATE = REPO / "prompts/likert_summeval.txt"
 DIMS = ["coherence", "consistency", "fluency", "relevance"]
-
-
-def summeval_units(docs: int, systems: int, data: Path, mirror: Path) -> pd.DataFrame:
-    if data.exists():
-        df = pd.read_parquet(data)
-    else:
-        from sumjudge.data.prepare import locate, prepare_dataset, source_files
-        opts = {"subset": {}}
-        df = prepare_dataset("summeval", locate(source_files("summeval", opts), mirror), opts)
-    keep = sorted(df["doc_id"].unique())[:docs]
-    df = df[df["doc_id"].isin(keep)]
-    return df.groupby("doc_id", sort=True).head(systems).reset_index(drop=True)
 
 
 def mode_spec(settings: dict, mode: str) -> dict:
