@@ -9,6 +9,7 @@ and per resample (sample level), for ``--schemes`` (default: all three).
     .venv/bin/python benchmarks/bootstrap_schemes.py                    # prepares from ../shared/data
     .venv/bin/python benchmarks/bootstrap_schemes.py --results results  # reuse results/{data,metrics/rouge}
     .venv/bin/python benchmarks/bootstrap_schemes.py --cells            # print every cell, not only a summary
+    .venv/bin/python benchmarks/bootstrap_schemes.py --docs 3 --resamples 50  # a quick smoke run
 
 ROUGE is computed if no ``results/metrics/rouge/{dataset}.parquet`` is found
 (about 2 minutes on one core for SummEval's 1600 x 11 references).
@@ -25,7 +26,7 @@ import pandas as pd
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from sumjudge.data.prepare import locate, prepare_dataset, source_files  # noqa: E402
+from sumjudge.data.prepare import apply_subset, locate, prepare_dataset, source_files  # noqa: E402
 from sumjudge.tables import correlation as corr  # noqa: E402
 from sumjudge.tables.common import Row  # noqa: E402
 from sumjudge.tables.settings import TableSettings  # noqa: E402
@@ -34,17 +35,19 @@ WATCH = [("Table 1", "ROUGE-1", "consistency", "sample"), ("Table 6", "Annotator
          ("Table 6", "Annotator_2", "consistency", "sample")]
 
 
-def dataset(name: str, mirror: Path, results: Path | None) -> pd.DataFrame:
+def dataset(name: str, mirror: Path, results: Path | None, docs: int | None = None) -> pd.DataFrame:
     if results and (results / f"data/{name}.parquet").exists():
-        return pd.read_parquet(results / f"data/{name}.parquet")
-    options = {"tldr": {}, "realsumm": {"tie": "absent"}, "subset": {}}
+        return apply_subset(pd.read_parquet(results / f"data/{name}.parquet"), docs=docs)
+    options = {"tldr": {}, "realsumm": {"tie": "absent"}, "subset": {name: {"docs": docs}} if docs else {}}
+    # the reader takes its files by role ({role: [path, ...]}), located under the mirror
     return prepare_dataset(name, locate(source_files(name, options), mirror), options)
 
 
-def rouge_rows(human: pd.DataFrame, name: str, results: Path | None, cache: Path) -> list[Row]:
+def rouge_rows(human: pd.DataFrame, name: str, results: Path | None, cache: Path,
+               docs: int | None = None) -> list[Row]:
     path = results / f"metrics/rouge/{name}.parquet" if results else None
     if path is None or not path.exists():
-        path = cache / f"rouge_{name}.parquet"
+        path = cache / (f"rouge_{name}.parquet" if not docs else f"rouge_{name}_{docs}docs.parquet")
         if not path.exists():
             from sumjudge.metrics.rouge import score_dataset
 
@@ -62,15 +65,18 @@ def main() -> None:
     ap.add_argument("--cache", type=Path, default=Path("/tmp"))
     ap.add_argument("--schemes", nargs="+", default=["both", "documents", "systems"])
     ap.add_argument("--cells", action="store_true")
+    ap.add_argument("--docs", type=int, default=None, help="first N documents per dataset (default: all)")
+    ap.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples per cell")
     args = ap.parse_args()
-    summeval = dataset("summeval", args.mirror, args.results)
-    newsroom = dataset("newsroom", args.mirror, args.results)
-    jobs = [("Table 1", summeval, "summeval", rouge_rows(summeval, "summeval", args.results, args.cache)),
-            ("Table 2", newsroom, "newsroom", rouge_rows(newsroom, "newsroom", args.results, args.cache)),
+    args.cache.mkdir(parents=True, exist_ok=True)
+    summeval = dataset("summeval", args.mirror, args.results, args.docs)
+    newsroom = dataset("newsroom", args.mirror, args.results, args.docs)
+    jobs = [("Table 1", summeval, "summeval", rouge_rows(summeval, "summeval", args.results, args.cache, args.docs)),
+            ("Table 2", newsroom, "newsroom", rouge_rows(newsroom, "newsroom", args.results, args.cache, args.docs)),
             ("Table 6", summeval, "summeval", corr.annotator_rows(summeval))]
     watched = []
     for scheme in args.schemes:
-        settings = TableSettings(bootstrap=scheme)
+        settings = TableSettings(bootstrap=scheme, bootstrap_resamples=args.resamples)
         start = time.perf_counter()
         cells = pd.concat([corr.correlation_table(h, rows, ds, table, settings) for table, h, ds, rows in jobs])
         cells["position"] = (cells["value"] - cells["ci_low"]) / (cells["ci_high"] - cells["ci_low"])

@@ -1,6 +1,6 @@
 """Benchmark: ROUGE wall time on SummEval (1600 summaries x 11 references) at 1 and 2 workers.
 
-    .venv/bin/python benchmarks/rouge_bench.py [--mirror ../shared/data] [--workers 1 2]
+    .venv/bin/python benchmarks/rouge_bench.py [--mirror ../shared/data] [--workers 1 2] [--docs N]
 
 Prints one line per worker count. Not a test: numbers depend on the machine.
 """
@@ -11,7 +11,7 @@ import os
 import time
 from pathlib import Path
 
-from sumjudge.data.prepare import locate, prepare_dataset, source_files
+from sumjudge.data.prepare import apply_subset, locate, prepare_dataset, source_files
 from sumjudge.metrics.rouge import score_dataset
 
 
@@ -21,8 +21,11 @@ def main() -> None:
     ap.add_argument("--mirror", default=str(here.parent / "shared" / "data"))
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--implementation", default="rouge-score", choices=["rouge-score", "rouge-perl"])
+    ap.add_argument("--docs", type=int, default=None, help="first N SummEval documents (default: all 100)")
     args = ap.parse_args()
     df = prepare_dataset("summeval", locate(source_files("summeval"), args.mirror))
+    if args.docs:
+        df = apply_subset(df, docs=args.docs)
     print(f"SummEval: {len(df)} summaries x {len(df['references'].iloc[0])} references, "
           f"{args.implementation}, {os.cpu_count()} CPUs")
     base = None

@@ -27,9 +27,18 @@ def _perl_xml_parser() -> bool:
 
 
 def _own_slurm() -> bool:
-    """The machine has a SLURM configuration that is not a test cluster's symlink."""
+    """The machine has a SLURM of its own: a configuration that is not a test cluster's
+    symlink, ``SLURM_CONF`` set, or SLURM's daemons running."""
     conf = Path("/etc/slurm/slurm.conf")
-    return conf.exists() and not conf.is_symlink()  # the test cluster's own is a symlink
+    if (conf.exists() and not conf.is_symlink()) or os.environ.get("SLURM_CONF"):
+        return True
+    for comm in Path("/proc").glob("[0-9]*/comm"):
+        try:
+            if comm.read_text().strip() in ("slurmctld", "slurmd"):
+                return True
+        except OSError:
+            continue
+    return False
 
 
 @dataclass(frozen=True)

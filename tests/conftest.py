@@ -42,7 +42,8 @@ def pytest_collection_modifyitems(session, config, items):
         names = _needs(item)
         unmet = [n for n in names if not met[n]]
         if "slurm" in names and _own_slurm():
-            left.append((item, "this machine has its own /etc/slurm/slurm.conf; the test cluster would replace it"))
+            left.append((item, "this machine has a SLURM of its own (its /etc/slurm/slurm.conf, SLURM_CONF or "
+                               "daemons); the test cluster stays off it"))
         elif unmet and opted_out():
             left.append((item, f"{OPT_OUT}=0 and it would install or change: {', '.join(unmet)}"))
         else:
