@@ -10,19 +10,24 @@ import logging
 import sys
 
 
-def _user_errors() -> tuple[type, ...]:
-    from sumjudge.config import ConfigError
-    from sumjudge.data.readers import DataError
-    from sumjudge.datasets import DatasetConfigError
-    from sumjudge.tables.errors import TablesInputError
-    return (TablesInputError, ConfigError, DatasetConfigError, DataError)
+# Errors whose message already names the file, key or row and the fix. Matched by name,
+# not imported, so that this helper pulls no package into a rule's env (tests/test_envs.py).
+USER_ERRORS = {"TablesInputError",     # sumjudge/tables/errors.py
+               "ConfigError",          # sumjudge/config.py
+               "DatasetConfigError",   # sumjudge/datasets.py
+               "DataError"}            # sumjudge/data/readers.py
 
 
-def _excepthook(log: logging.Logger, user_errors: tuple[type, ...]):
+def is_user_error(kind: type) -> bool:
+    return any(k.__module__.partition(".")[0] == "sumjudge" and k.__qualname__ in USER_ERRORS
+               for k in kind.__mro__)
+
+
+def _excepthook(log: logging.Logger):
     previous = sys.excepthook
 
     def hook(kind, value, tb):
-        if issubclass(kind, user_errors):
+        if is_user_error(kind):
             log.error("%s", value)
             logging.shutdown()
             sys.exit(1)  # raised inside the hook: the interpreter exits with this status
@@ -38,5 +43,5 @@ def setup(snakemake) -> logging.Logger:
                         format="%(asctime)s %(levelname)s %(message)s")
     logging.captureWarnings(True)
     log = logging.getLogger(snakemake.rule)
-    sys.excepthook = _excepthook(log, _user_errors())
+    sys.excepthook = _excepthook(log)
     return log

@@ -113,3 +113,9 @@ def test_script_reports_without_traceback(tmp_path):
     assert "Traceback" not in res.stderr and "Traceback" not in res.stdout
     assert "stats.correlation must be one of" in res.stderr and "'pearson'" in res.stderr
     assert "stats.correlation must be one of" in (tmp_path / "rule.log").read_text()
+
+
+def test_a_bug_keeps_its_traceback(tmp_path):
+    # only the user-facing errors are shortened; anything else is a bug to report in full
+    res = _run_script(tmp_path, "correlation_table.py", None)
+    assert res.returncode == 1 and "Traceback" in res.stderr
