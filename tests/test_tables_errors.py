@@ -119,3 +119,20 @@ def test_a_bug_keeps_its_traceback(tmp_path):
     # only the user-facing errors are shortened; anything else is a bug to report in full
     res = _run_script(tmp_path, "correlation_table.py", None)
     assert res.returncode == 1 and "Traceback" in res.stderr
+
+
+def test_unknown_table_names_the_known_ones():
+    from sumjudge.tables import build
+
+    with pytest.raises(TablesInputError, match=r"'table99' is not a correlation table; known: .*table1"):
+        build.correlation_table("table99", "x.parquet", [], [], TableSettings(), {})
+
+
+def test_published_values_missing_columns(tmp_path):
+    from sumjudge.tables.published import load_published
+
+    p = tmp_path / "published.csv"
+    p.write_text("table,value\nTable 1,0.5\n")
+    with pytest.raises(TablesInputError) as e:
+        load_published(p)
+    assert str(p) in str(e.value) and "missing columns" in str(e.value) and "git checkout" in str(e.value)
