@@ -167,3 +167,64 @@ def test_the_closure_sees_imports_hidden_in_functions_and_subprocesses():
     overview = third_party(REPO / "scripts/overview.py")
     assert overview.get("yaml") is True  # sumjudge.tables.overview imports it at load time
     assert env_packages(REPO / "envs/judge.yaml") >= {"openai", "llama-cpp-python", "pandas"}
+
+
+def local_modules(script: Path) -> set[Path]:
+    """Every file of ours (sumjudge, the script helpers) that ``script`` can reach."""
+    seen: set[Path] = set()
+    todo = [script]
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        for name, _ in imports(path):
+            parts = name.split(".")
+            if parts[0] in OURS:
+                todo += [f for f in (module_file(".".join(parts[:i])) for i in range(1, len(parts) + 1)) if f]
+    return seen
+
+
+def requirement_pins() -> dict[str, str]:
+    pins = {}
+    for line in (REPO / "requirements.txt").read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if line:
+            name = re.split(r"[\[<>=!~ ]", line, maxsplit=1)[0]
+            pins[canonical(name)] = line[len(name):].split("]")[-1].strip()
+    return pins
+
+
+def env_pins(path: Path) -> dict[str, str]:
+    spec = yaml.safe_load(path.read_text())
+    out = {}
+    for dep in spec["dependencies"]:
+        for item in dep["pip"] if isinstance(dep, dict) else [dep]:
+            item = item.split("#")[0].strip()
+            name = re.split(r"[\[<>=!~ ]", item, maxsplit=1)[0]
+            out[canonical(name)] = item[len(name):].split("]")[-1].strip()
+    return out
+
+
+ASSEMBLER = REPO / "sumjudge/judge/run.py"  # calls embedded.assemble: the judge jobs build the GGUF
+
+
+def test_assembling_rules_name_every_embedded_model_package():
+    """A rule that assembles an embedded model (sumjudge.judge.run -> embedded.assemble) needs
+    every PyPI package holding its parts, pinned as in requirements.txt, or the default judge
+    fails under --software-deployment-method conda."""
+    from sumjudge.judge.embedded import EMBEDDED_MODELS
+
+    assert "assemble(" in ASSEMBLER.read_text(), "the embedded model is assembled elsewhere now: update ASSEMBLER"
+    wanted = {canonical(p) for m in EMBEDDED_MODELS.values() for p in m.packages}
+    pins = requirement_pins()
+    assert wanted <= set(pins), f"requirements.txt lacks {sorted(wanted - set(pins))}"
+    assembling = {rule: r for rule, r in SCRIPT_RULES.items() if ASSEMBLER in local_modules(REPO / r["script"])}
+    assert {"judge"} <= set(assembling), f"the judge rule no longer reaches {ASSEMBLER}"
+    for rule, r in assembling.items():
+        env = env_pins(REPO / r["conda"])
+        missing = sorted(wanted - set(env))
+        assert not missing, f"rule {rule}: {r['conda']} lacks the embedded-model packages {missing}"
+        differ = sorted(p for p in wanted if env[p] != pins[p])
+        assert not differ, (f"rule {rule}: {r['conda']} pins {differ} differently from requirements.txt: "
+                            + ", ".join(f"{p}{env[p]} vs {pins[p]}" for p in differ))

@@ -251,6 +251,8 @@ def test_tables_7_8_9(tables):
     assert (rates["n_invalid"] / rates["n"]).round(9).equals(rates["value"].round(9))
     sec = t9[t9["table"] == "Sec4.3-text"]
     assert cell(sec, "stub")["published"] == 0.960 and cell(sec, "stub+def")["published"] == 0.843
+    # docs/statistics.md: rows with a bootstrap carry boot_mean, Clopper-Pearson rates do not
+    assert sec["boot_mean"].between(sec["ci_low"], sec["ci_high"]).all() and rates["boot_mean"].isna().all()
     assert usage["cost_usd"].gt(0).all() and len(usage) == 9
 
 

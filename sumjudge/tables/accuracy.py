@@ -25,6 +25,7 @@ import pandas as pd
 
 from .. import datasets as _ds
 from ..stats.accuracy import correctness
+from .errors import TablesInputError
 from ..stats.bootstrap import ClusterBootstrap, cluster_codes, percentile_interval
 from ..stats.correction import adjust_table
 from ..stats.permutation import paired_accuracy_test
@@ -50,7 +51,7 @@ def apply_metric_ties(correct: np.ndarray, pred: np.ndarray, rule: str = "wrong"
     elif rule == "skip":
         correct[tie] = np.nan
     else:
-        raise ValueError(f"tldr.metric_ties must be 'wrong', 'half' or 'skip', not {rule!r}")
+        raise TablesInputError(f"tldr.metric_ties must be 'wrong', 'half' or 'skip', not {rule!r}")
     return correct
 
 
@@ -79,7 +80,8 @@ def metric_rows(tables: list[MetricTable], dataset: str) -> list[Row]:
         if t is None:
             continue
         if col not in t.frame:
-            raise ValueError(f"{t.path}: expected prediction column {col!r}")
+            raise TablesInputError(f"{t.path}: expected prediction column {col!r}; rerun its metric rule "
+                                   f"(snakemake --forcerun {t.path})")
         model = metric_model(t.models, spec)
         rows.append(Row(labelled(spec.name, model, spec), "metric", spec.name, f"{t.path}:{col}",
                         [t.frame[[col]].rename(columns={col: "pred"})], model=model))
@@ -139,7 +141,8 @@ def aligned_predictions(pred: pd.Series, dec: pd.DataFrame, dataset: str, source
             continue
         lst = list(lst)
         if len(lst) != k:
-            raise ValueError(f"{source}: unit {unit!r} has {len(lst)} SCU predictions for {k} SCUs")
+            raise TablesInputError(f"{source}: unit {unit!r} has {len(lst)} SCU predictions for {k} SCUs; "
+                                   f"the table is stale: rerun the rule that wrote it")
         out.extend(_as_float(v) for v in lst)
     return np.asarray(out, dtype=float)
 

@@ -9,6 +9,7 @@ import pandas as pd
 
 from ..datasets import BUILTIN, DatasetSpec
 from ..io import write_text
+from .errors import TablesInputError
 from ..stats.correction import adjust_table
 from . import accuracy as acc
 from . import correlation as corr
@@ -34,7 +35,7 @@ def table_dataset(table: str, kind: str, specs: Specs | None = None) -> list[Dat
     specs = specs or BUILTIN
     names = tables_of(specs, kind).get(table)
     if not names:
-        raise ValueError(f"{table!r} is not a {kind} table; known: {', '.join(tables_of(specs, kind))}")
+        raise TablesInputError(f"{table!r} is not a {kind} table; known: {', '.join(tables_of(specs, kind))}")
     return [specs[n] for n in names]
 
 

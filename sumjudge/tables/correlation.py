@@ -20,6 +20,7 @@ import pandas as pd
 
 from .. import datasets as _ds
 from ..stats.bootstrap import BootBoth, boot_both_levels, percentile_interval
+from .errors import TablesInputError
 from ..stats.correction import adjust_table
 from ..stats.correlation import LEVELS, correlation_levels
 from ..stats.matrix import UNDEFINED_ROWS, likert_matrix
@@ -57,7 +58,8 @@ def metric_rows(tables: list[MetricTable], dataset: str) -> list[Row]:
         for spec in SCORE_METRICS:
             if spec.column in t.frame:
                 if spec.column in found:
-                    raise ValueError(f"column {spec.column!r} is in both {found[spec.column][0].path} and {t.path}")
+                    raise TablesInputError(f"column {spec.column!r} is in both {found[spec.column][0].path} and {t.path}; "
+                                           f"drop it from one of the two metric rules")
                 found[spec.column] = (t, spec)
     rows = []
     for spec in SCORE_METRICS:
@@ -264,7 +266,8 @@ def correlation_rows(human: pd.DataFrame, scores: pd.DataFrame, rows: dict[str, 
     spec = _ds.get(dataset)
     merged = human.merge(scores, on="unit_id", how="inner", validate="one_to_one")
     if len(merged) != len(human):
-        raise ValueError(f"{spec.name}: scores cover {len(merged)} of {len(human)} units")
+        raise TablesInputError(f"{spec.name}: scores cover {len(merged)} of {len(human)} units; rerun the rule "
+                               f"that scores it (snakemake --forcerun <its output>)")
     out = []
     for column, row_name in rows.items():
         for dim in spec.dimensions:

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..io import read_meta
+from .errors import TablesInputError, read_parquet
 
 log = logging.getLogger(__name__)
 
@@ -114,16 +115,18 @@ def load_judge_run(path: str | Path, labels: tuple[str, ...] | str, repeats: int
     path = Path(path)
     parsed = parse_judge_path(path)
     if parsed is None:
-        raise ValueError(f"{path}: not a judge output path (results/judge/<judge>/<dataset>/<variant>.parquet)")
+        raise TablesInputError(f"{path}: not a judge output path (results/judge/<judge>/<dataset>/<variant>.parquet)")
     judge, dataset, variant = parsed
-    df = pd.read_parquet(path)
+    df = read_parquet(path, "judge table")
     for col in ("unit_id", "status"):
         if col not in df:
-            raise ValueError(f"{path}: judge table lacks column {col!r}")
+            raise TablesInputError(f"{path}: judge table lacks column {col!r}; rerun its judge rule "
+                                   f"(snakemake --forcerun {path})")
     labels = (labels,) if isinstance(labels, str) else tuple(labels)
     missing = [c for c in labels if c not in df]
     if missing:
-        raise ValueError(f"{path}: judge table lacks label column(s) {missing}")
+        raise TablesInputError(f"{path}: judge table lacks label column(s) {missing}; check the "
+                               f"variant's labels or rerun its judge rule (snakemake --forcerun {path})")
     sample_col = _first(df.columns, SAMPLE_COLUMNS)
     reply_col = _first(df.columns, REPLY_COLUMNS)
     out = pd.DataFrame({
@@ -135,7 +138,7 @@ def load_judge_run(path: str | Path, labels: tuple[str, ...] | str, repeats: int
     })
     unknown = sorted(set(out["status"]) - set(STATUSES))
     if unknown:
-        raise ValueError(f"{path}: unknown status value(s) {unknown}; expected {STATUSES}")
+        raise TablesInputError(f"{path}: unknown status value(s) {unknown}; expected {STATUSES}")
     ok = out["status"].eq("ok").to_numpy()
     weighted = [c + "_weighted" for c in labels if c + "_weighted" in df]  # G-Eval scores, Likert only
     for col in list(labels) + weighted:
@@ -149,18 +152,18 @@ def load_judge_run(path: str | Path, labels: tuple[str, ...] | str, repeats: int
             out[col] = df[col]
     if out.duplicated(["unit_id", "sample"]).any():
         dup = out.loc[out.duplicated(["unit_id", "sample"]), "unit_id"].iloc[0]
-        raise ValueError(f"{path}: unit {dup!r} appears twice for the same sample index")
+        raise TablesInputError(f"{path}: unit {dup!r} appears twice for the same sample index")
     available = sorted(out["sample"].unique())
     if repeats is not None:
         if len(available) < repeats:
-            raise ValueError(f"{path}: tables.repeats is {repeats} but the judge table holds "
+            raise TablesInputError(f"{path}: tables.repeats is {repeats} but the judge table holds "
                              f"{len(available)} sample(s) per unit; raise the judge's `samples` or lower "
                              "tables.repeats")
         out = out[out["sample"].isin(available[:repeats])]
     if units is not None:
         extra = sorted(set(out["unit_id"]) - set(map(str, units)))
         if extra:
-            raise ValueError(f"{path}: {len(extra)} judged unit(s) are not in the {dataset} table, e.g. "
+            raise TablesInputError(f"{path}: {len(extra)} judged unit(s) are not in the {dataset} table, e.g. "
                              f"{extra[:3]}; the judge output is stale, rebuild it")
         absent = len(set(map(str, units)) - set(out["unit_id"]))
         if absent:
@@ -182,7 +185,7 @@ def _check_cached(path: Path, df: pd.DataFrame, meta: dict) -> None:
     answered = df["request_key"][df["status"].astype(str) != "api_error"]
     missing = missing_keys(answered, meta["cache_dir"])
     if missing:
-        raise ValueError(f"{path}: {len(missing)} of {answered.nunique()} replies are not (validly) in the "
+        raise TablesInputError(f"{path}: {len(missing)} of {answered.nunique()} replies are not (validly) in the "
                          f"response cache {meta['cache_dir']}, e.g. {missing[:3]}: the cache was not shared "
                          f"with the table or was damaged; run `python -m sumjudge.judge.cache verify` and "
                          f"rebuild the judge table")
@@ -202,19 +205,22 @@ def load_metric_table(path: str | Path, units: pd.Index | None = None) -> Metric
     path = Path(path)
     parsed = parse_metric_path(path)
     if parsed is None:
-        raise ValueError(f"{path}: not a metric output path (results/metrics/<metric>/<dataset>.parquet)")
+        raise TablesInputError(f"{path}: not a metric output path (results/metrics/<metric>/<dataset>.parquet)")
     family, dataset = parsed
-    df = pd.read_parquet(path)
+    df = read_parquet(path, "metric table")
     if "unit_id" not in df:
-        raise ValueError(f"{path}: metric table lacks column 'unit_id'")
+        raise TablesInputError(f"{path}: metric table lacks column 'unit_id'; rerun its metric rule "
+                               f"(snakemake --forcerun {path})")
     df["unit_id"] = df["unit_id"].astype(str)
     if df["unit_id"].duplicated().any():
-        raise ValueError(f"{path}: duplicated unit ids")
+        dup = df.loc[df["unit_id"].duplicated(), "unit_id"].iloc[0]
+        raise TablesInputError(f"{path}: unit_id {dup!r} appears more than once in the metric table; "
+                               f"rerun its metric rule (snakemake --forcerun {path})")
     if units is not None:
         have = set(df["unit_id"])
         want = set(map(str, units))
         if want - have or have - want:
-            raise ValueError(f"{dataset}: {path} covers {len(want & have)} of {len(want)} units "
+            raise TablesInputError(f"{dataset}: {path} covers {len(want & have)} of {len(want)} units "
                              f"(and {len(have - want)} others); rebuild it")
     meta = read_meta(path)
     models = {c: str(df[c].dropna().iloc[0]) for c in df.columns

@@ -6,6 +6,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .errors import TablesInputError
+
 PUBLISHED_CSV = Path(__file__).with_name("published.csv")
 KEY = ["table", "dataset", "dimension", "level", "row"]
 COLUMNS = KEY + ["value"]
@@ -20,7 +22,8 @@ def load_published(path: str | Path = PUBLISHED_CSV) -> pd.DataFrame:
     df = read_table_csv(path, dtype={"value": float})
     missing = set(COLUMNS) - set(df.columns)
     if missing:
-        raise ValueError(f"{path}: missing columns {sorted(missing)}")
+        raise TablesInputError(f"{path}: missing columns {sorted(missing)}; restore it from git "
+                               f"(git checkout -- {path}) or add the columns")
     return df
 
 

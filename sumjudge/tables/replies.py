@@ -159,7 +159,7 @@ def fluency_coherence(runs: list[JudgeRun], human: pd.DataFrame | None, settings
         ci = percentile_interval(mean_over_repeats(boots), settings.confidence)
         cells.append({"table": SEC43, "dataset": "SummEval", "dimension": SEC43_DIMENSION, "level": "dataset",
                       "row": judge_row(run.judge, run.variant), **repeat_summary(values),
-                      "ci_low": ci.low, "ci_high": ci.high, "n": n, "kind": "judge",
+                      "boot_mean": ci.mean, "ci_low": ci.low, "ci_high": ci.high, "n": n, "kind": "judge",
                       "paper_row": SEC43_PAPER_ROWS.get(run.variant, paper_judge_row(run.variant)),
                       "source": run.path, "model": ", ".join(run.model_ids) or None, "subset": "all"})
     return pd.DataFrame(cells)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from .errors import TablesInputError
+
 # default permutation scheme per correlation level (docs/statistics.md)
 DEFAULT_PERMUTATION = {"sample": "documents", "system": "systems", "dataset": "documents"}
 METRIC_TIES = ("wrong", "half", "skip")
@@ -31,13 +33,17 @@ class TableSettings:
     def __post_init__(self):
         from ..stats.bootstrap import BOOTSTRAP_SCHEMES
         from ..stats.correction import CORRECTIONS
+        from ..stats.correlation import METHODS
         from ..stats.permutation import level_schemes
+        if self.method not in METHODS:
+            raise TablesInputError(f"stats.correlation must be one of {METHODS}, not {self.method!r}; "
+                                   f"set it in config.yaml or with --config stats='{{correlation: spearman}}'")
         if self.bootstrap not in BOOTSTRAP_SCHEMES:
-            raise ValueError(f"tables.bootstrap must be one of {BOOTSTRAP_SCHEMES}, not {self.bootstrap!r}")
+            raise TablesInputError(f"tables.bootstrap must be one of {BOOTSTRAP_SCHEMES}, not {self.bootstrap!r}")
         if self.correction not in CORRECTIONS:
-            raise ValueError(f"tables.correction must be one of {CORRECTIONS}, not {self.correction!r}")
+            raise TablesInputError(f"tables.correction must be one of {CORRECTIONS}, not {self.correction!r}")
         if self.metric_ties not in METRIC_TIES:
-            raise ValueError(f"tldr.metric_ties must be one of {METRIC_TIES}, not {self.metric_ties!r}")
+            raise TablesInputError(f"tldr.metric_ties must be one of {METRIC_TIES}, not {self.metric_ties!r}")
         level_schemes(self.permutation)  # raises on a bad scheme
 
     def permutation_by_level(self) -> dict[str, str]:
@@ -67,7 +73,7 @@ class TableSettings:
         names = {f.name for f in fields(cls)}
         unknown = set(tables) - names
         if unknown:
-            raise ValueError(f"unknown tables settings {sorted(unknown)}; allowed: {sorted(names)}")
+            raise TablesInputError(f"unknown tables settings {sorted(unknown)}; allowed: {sorted(names)}")
         values.update(tables)
         return cls(**values)
 
