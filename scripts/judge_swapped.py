@@ -6,7 +6,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path[:0] = [snakemake.scriptdir, os.path.dirname(snakemake.scriptdir)]  # sumjudge
+sys.path[:0] = [snakemake.scriptdir, os.path.dirname(snakemake.scriptdir)]  # _log, sumjudge
 
 import pandas as pd  # noqa: E402
 
