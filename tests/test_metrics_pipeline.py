@@ -1,6 +1,7 @@
 """The metric rules through Snakemake on a slice of the data: with every metric pointed
 at small local models each rule writes its Parquet; with the default models and no hub,
 each rule stops within seconds with the clear message and leaves no output behind."""
+import re
 import subprocess
 import sys
 import time
@@ -80,9 +81,31 @@ def test_every_metric_parquet_is_written_with_its_model(workdir):
     assert not list((workdir / "results/metrics").rglob("*.part"))
 
 
+def test_default_run_stops_before_any_job_with_one_list_of_manual_steps(tmp_path, mirror):
+    """Default config, HF_HUB_OFFLINE=1: `snakemake -n` (and so `snakemake`) stops while the
+    workflow parses, with every missing model in one numbered list; with `dae` added to
+    metrics.run, its checkpoint and spaCy pipeline join the list. Nothing is written."""
+    env = {"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf-home")}
+    (tmp_path / "default.yaml").write_text(yaml.safe_dump({"subset": SLICE}))
+    out = snakemake(tmp_path, mirror, tmp_path / "default.yaml", "-n", env=env)
+    text = out.stdout + out.stderr
+    assert out.returncode != 0 and "manual steps before any job can succeed (nothing has run)" in text, text[-3000:]
+    keys = ["metrics.bertscore.model", "metrics.moverscore.model", "metrics.bartscore.models.bart",
+            "metrics.bartscore.models.bart_cnn", "metrics.factcc.model"]
+    for i, key in enumerate(keys, 1):
+        assert re.search(rf"  {i}\. \w+: model .*\(config key {re.escape(key)}\)", text), (key, text[-3000:])
+    assert "metrics.dae" not in text and "rule " not in text and not (tmp_path / "results").exists()
+    (tmp_path / "dae.yaml").write_text(yaml.safe_dump({"subset": SLICE, "metrics": {"run": ["factcc", "dae"]}}))
+    out = snakemake(tmp_path, mirror, tmp_path / "dae.yaml", "-n", env=env)
+    text = out.stdout + out.stderr
+    assert "(config key metrics.dae.model)" in text and "metrics.dae.parser" in text and "spacy download" in text
+    assert "--config 'metrics={run: []}'" in text
+
+
 def test_default_models_stop_each_rule_within_seconds(workdir, mirror):
-    """Default config, HF_HUB_OFFLINE=1: every rule fails with the message, nothing written."""
-    (workdir / "default.yaml").write_text(yaml.safe_dump({"subset": SLICE}))
+    """Default models, the parse-time check off (metrics.check_models: false), HF_HUB_OFFLINE=1:
+    every rule fails with the message, nothing written."""
+    (workdir / "default.yaml").write_text(yaml.safe_dump({"subset": SLICE, "metrics": {"check_models": False}}))
     targets = [f"results/metrics/{m}/newsroom.parquet" for m in ("bertscore", "moverscore", "bartscore")] + \
               [f"results/metrics/{m}/qags_cnn.parquet" for m in ("factcc", "dae")]
     env = {"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1", "HF_HOME": str(workdir / "hf-home")}

@@ -251,7 +251,7 @@ def job_counts(out: subprocess.CompletedProcess) -> dict[str, int]:
     return {k: int(v) for k, v in counts.items()}
 
 
-TABLE_RULES = {"accuracy_table", "judge_behaviour", "reply_tables", "published_vs_reproduced", "judge_chart",
+TABLE_RULES = {"accuracy_table", "judge_behaviour", "reply_tables", "published_vs_reproduced", "judge_chart", "leaderboard",
                "manifest", "overview", "all"}
 
 
