@@ -71,13 +71,6 @@ def opted_out() -> bool:
     return os.environ.get(OPT_OUT, "").strip() == "0"
 
 
-def ensure(binary: str, packages: list[str], timeout: int = 1800) -> str:
-    """Path of ``binary``; runs ``apt-get install -y <packages>`` first when it is missing
-    (retrying while another apt holds the lock); fails the test with apt's output if it cannot."""
-    ensure_ready(lambda: shutil.which(binary) is not None, packages, f"{binary} not found", timeout)
-    return shutil.which(binary)
-
-
 def ensure_ready(ready: Callable[[], bool], packages: list[str], what: str, timeout: int = 1800) -> None:
     """Install ``packages`` when ``ready()`` is false; fail the test if it is still false."""
     if ready():

@@ -4,20 +4,20 @@ Uses Debian's pdflatex (texlive-latex-recommended, installed when missing)."""
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from _system import NEEDS, ensure
+from _system import NEEDS
 from sumjudge.tables import build
 from sumjudge.tables.caveats import table_context
 from sumjudge.tables.latex import PACKAGES
 from test_tables import SETTINGS, tables, workdir  # noqa: F401  (the fixtures of test_tables)
 
 pytestmark = pytest.mark.system("latex")  # tests/_system.py NEEDS
-LATEX = ("pdflatex", list(NEEDS["latex"].packages))
 
 DOCUMENT = r"""\documentclass[11pt,twocolumn]{article}
 \usepackage[a4paper,textwidth=16cm,textheight=24.7cm,columnsep=0.6cm]{geometry}
@@ -32,7 +32,8 @@ Some text in the first column.
 
 
 def compile_tex(tex: str, workdir: Path, name: str) -> str:
-    pdflatex = ensure(*LATEX)
+    NEEDS["latex"].install()
+    pdflatex = shutil.which("pdflatex")
     src = workdir / f"{name}.tex"
     src.write_text(DOCUMENT % (PACKAGES, tex))
     out = subprocess.run([pdflatex, "-interaction=nonstopmode", "-halt-on-error", src.name], cwd=workdir,

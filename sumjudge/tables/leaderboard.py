@@ -161,8 +161,7 @@ def repeat_cells(name: str, data: pd.DataFrame, path: str, dim: str, settings: d
     spec = BUILTIN[name]
     if spec.protocol == "likert":
         ids = data["unit_id"].astype(str)
-        m = np.stack([pd.to_numeric(per[s][dim], errors="coerce").where(per[s]["status"].astype(str) == "ok")
-                      .reindex(ids).to_numpy(dtype=float) for s in samples], axis=1)
+        m = np.stack([_ok(per[s], dim).reindex(ids).to_numpy(dtype=float) for s in samples], axis=1)
         d2 = data.assign(doc_id=data["doc_id"].astype(str), system=data["system"].astype(str))
         docs, systems = sorted(d2["doc_id"].unique()), sorted(d2["system"].unique())
         stack = np.stack([likert_matrix(d2.assign(_j=m[:, k]), "_j", docs, systems) for k in range(m.shape[1])])
@@ -243,9 +242,9 @@ def build(table_csvs: list[str], data_paths: dict[str, str], judge_paths: list[s
             if (j, name) in swapped and BUILTIN[name].protocol == "pairwise":
                 f, fs = frames[(j, name)], _judge_frame(swapped[(j, name)])
                 ids_ = data["unit_id"].astype(str)
-                pick = lambda fr: pd.to_numeric(fr["choice"], errors="coerce").where(  # noqa: E731
-                    fr["status"].astype(str) == "ok").reindex(ids_).to_numpy(dtype=float)
-                b = both_orders(pick(f), pick(fs), data["choice"].to_numpy(dtype=float))
+                b = both_orders(_ok(f, "choice").reindex(ids_).to_numpy(dtype=float),
+                                _ok(fs, "choice").reindex(ids_).to_numpy(dtype=float),
+                                data["choice"].to_numpy(dtype=float))
                 orders = {"flip_rate": b.flip_rate, "position_consistency": b.consistency,
                           "first_position_rate": b.first_position_rate, "acc_original": b.acc_original,
                           "acc_agreement_else_tie": b.acc_agreement_else_tie,
@@ -268,7 +267,7 @@ def build(table_csvs: list[str], data_paths: dict[str, str], judge_paths: list[s
             jm = {}
             for j in present:
                 f = frames[(j, name)]
-                s = pd.to_numeric(f[dim], errors="coerce").where(f["status"].astype(str) == "ok").reindex(ids)
+                s = _ok(f, dim).reindex(ids)
                 jm[j] = likert_matrix(d2.assign(_j=s.to_numpy()), "_j", docs, systems)
             human = likert_matrix(d2, dim, docs, systems)
             if len(ann_cols) >= 2:
