@@ -20,9 +20,10 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from sumjudge.judge.testing import FakeOpenAIServer
-
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))  # the fake OpenAI server is test support code
+
+from support.fake_openai import FakeOpenAIServer  # noqa: E402
 KEY = "sk-leaderboard-0123456789abcdef"
 
 

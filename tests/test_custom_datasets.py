@@ -14,7 +14,7 @@ import yaml
 
 from sumjudge.data.custom import file_columns, prepare
 from sumjudge.data.readers import DataError
-from sumjudge.judge.testing import FakeOpenAIServer
+from support.fake_openai import FakeOpenAIServer
 
 pytestmark = pytest.mark.system("rouge-perl")  # tests/_system.py NEEDS
 

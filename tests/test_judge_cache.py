@@ -12,7 +12,7 @@ import pandas as pd
 from sumjudge.judge.cache import ResponseCache
 from sumjudge.judge.run import judge_dataset
 from sumjudge.judge.spec import judge_spec
-from sumjudge.judge.testing import FakeOpenAIServer
+from support.fake_openai import FakeOpenAIServer
 
 REPO = Path(__file__).resolve().parents[1]
 TEMPLATE = REPO / "prompts/likert_summeval.txt"

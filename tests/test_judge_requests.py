@@ -7,7 +7,7 @@ import pytest
 from sumjudge.judge.client import FatalJudgeError
 from sumjudge.judge.run import judge_dataset, retryable_errors
 from sumjudge.judge.spec import judge_spec
-from sumjudge.judge.testing import FakeOpenAIServer
+from support.fake_openai import FakeOpenAIServer
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]

@@ -21,7 +21,7 @@ from sumjudge.judge.prompts import load_template
 from sumjudge.judge.run import judge_dataset, plan_requests
 from sumjudge.judge.spec import (JudgeConfigError, judge_spec, normalise_base_url,
                                  server_identity)
-from sumjudge.judge.testing import FakeOpenAIServer
+from support.fake_openai import FakeOpenAIServer
 
 pytestmark = pytest.mark.system("rouge-perl")  # tests/_system.py NEEDS
 

@@ -18,7 +18,7 @@ from sumjudge.judge.cache import ResponseCache, request_key
 from sumjudge.judge.client import FatalJudgeError, parse_duration, retry_after_headers
 from sumjudge.judge.run import judge_dataset, retryable_errors
 from sumjudge.judge.spec import JudgeConfigError, cost_usd, judge_spec, request_params
-from sumjudge.judge.testing import FakeOpenAIServer
+from support.fake_openai import FakeOpenAIServer
 
 REPO = Path(__file__).resolve().parents[1]
 TEMPLATE = REPO / "prompts/likert_summeval.txt"

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from sumjudge.judge.testing import FakeOpenAIServer
+from support.fake_openai import FakeOpenAIServer
 
 pytestmark = pytest.mark.system("rouge-perl")  # tests/_system.py NEEDS
 

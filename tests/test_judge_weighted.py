@@ -15,7 +15,7 @@ from sumjudge.judge.client import FatalJudgeError
 from sumjudge.judge.prompts import load_template
 from sumjudge.judge.run import judge_dataset, plan_requests
 from sumjudge.judge.spec import EMBEDDED_TOP_LOGPROBS, judge_spec
-from sumjudge.judge.testing import FakeOpenAIServer, default_logprobs, logprob_item
+from support.fake_openai import FakeOpenAIServer, default_logprobs, logprob_item
 from sumjudge.tables.behaviour import behaviour_table
 from sumjudge.tables.build import _modal_share
 from sumjudge.tables.caveats import judge_shares

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from sumjudge.io import read_meta
-from sumjudge.judge.testing import FakeOpenAIServer
+from support.fake_openai import FakeOpenAIServer
 
 pytestmark = pytest.mark.system("rouge-perl")  # tests/_system.py NEEDS
 

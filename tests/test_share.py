@@ -257,7 +257,7 @@ TABLE_RULES = {"accuracy_table", "judge_behaviour", "reply_tables", "published_v
 
 @pytest.fixture(scope="module")
 def server():
-    from sumjudge.judge.testing import FakeOpenAIServer
+    from support.fake_openai import FakeOpenAIServer
     with FakeOpenAIServer(models=("fake-model",), api_key=MARKER) as srv:
         yield srv
 

@@ -21,7 +21,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from sumjudge.judge.testing import FakeOpenAIServer
+from support.fake_openai import FakeOpenAIServer
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _slurm import LocalSlurm  # noqa: E402
