@@ -211,10 +211,10 @@ def custom_spec(name: str, entry: Mapping[str, Any], columns: Iterable[str] | No
                                  f"{', '.join(CUSTOM_FORMATS)} (the format is read from the extension)")
     proto = PROTOCOLS[protocol]
     dims = tuple(entry.get("dimensions") or ())
-    if protocol == "likert" and not dims:
+    if proto.per_dimension and not dims:
         raise DatasetConfigError(f"config key '{key}.dimensions': a likert dataset needs its human-score "
                                  "columns here, e.g. [coherence, relevance]")
-    if protocol != "likert" and dims:
+    if not proto.per_dimension and dims:
         raise DatasetConfigError(f"config key '{key}.dimensions': only a likert dataset has dimensions; "
                                  f"use [] for a {protocol} dataset")
     taken = {c.name for c in proto.columns} | {"unit_id"}

@@ -11,7 +11,19 @@ that no stage branches on its name:
 - which label columns a judge table holds (:meth:`Protocol.label_columns`), how a
   reply is parsed (:meth:`Protocol.parse`, delegating to
   :mod:`sumjudge.judge.parse`) and typed (:meth:`Protocol.coerce`);
-- which table kind it feeds (``table_kind``: ``correlation`` or ``accuracy``).
+- which table kind it feeds (``table_kind``: ``correlation`` or ``accuracy``);
+- what the later stages ask of it: what a unit is in words (``unit_words``, the
+  caveats), what a 0/1 answer means (``answer_names``, the behaviour table), how
+  long a reply typically is (:meth:`Protocol.expected_output_tokens`, the cost
+  estimate), whether its two summaries can be asked the other way round
+  (``swappable``, ``judge.pairwise_orders``), the columns of another tool's scores
+  file (``import_columns``, :mod:`sumjudge.judge.imported`), what a factuality
+  metric asks of a unit (``claim_column``, ``premise_column``), how a user's file
+  gets its ids (:meth:`Protocol.add_ids`) and what a row of it must satisfy beyond
+  its columns (:meth:`Protocol.row_problem`).
+
+A stage asks these; it never compares a protocol's name (``tests/test_protocol_branches.py``
+fails on a branch on a protocol name outside this module and :mod:`sumjudge.datasets`).
 
 This module imports nothing from the stages: the parser is named by its dotted
 path and imported when first used (as the dataset readers are in
@@ -38,9 +50,9 @@ COLUMN_KINDS = {
     "id": "a string or an integer",
     "text": "a string",
     "number": "a number",
-    "binary": "0 or 1",
+    "flag": "0 or 1",
     "texts": "a list of strings",
-    "binaries": "a list of 0/1 values",
+    "flags": "a list of 0/1 values",
 }
 
 
@@ -79,10 +91,40 @@ class Protocol:
     metric_family: str | None = None       # the metric family it can have: reference | factuality
     metric_prediction: str | None = None   # prediction column of a factuality metric table
     per_item: bool = False                 # a unit holds a list of decisions (Pyramid: one per SCU)
+    per_dimension: bool = False            # a unit gets a score per dimension (Likert: the dataset's)
+    unit_words: str = "units"              # what one unit is, in words (the tables' caveats)
+    answer_names: tuple[str, ...] = ()     # what answer 0, 1, ... means (a Likert answer is its score)
+    expected_output: int = 0               # completion tokens of a reply that does what it is asked
+    swappable: bool = False                # its two summaries can be asked the other way round
+    length_bias: bool = False              # the leaderboard relates its answers to summary length
+    import_columns: tuple[str, ...] = ()   # another tool's scores file (empty: no import)
+    claim_column: str | None = None        # a factuality metric's claim(s) per unit ...
+    premise_column: str | None = None      # ... checked against this column
 
     @property
     def column_names(self) -> tuple[str, ...]:
         return tuple(c.name for c in self.columns)
+
+    @property
+    def compares(self) -> bool:
+        """Whether a unit is two summaries and the label says which is better (pairwise):
+        a metric decides by comparing its two scores (a tie is possible), and Table 3
+        prints some metric names differently."""
+        return len(self.summary_columns) == 2
+
+    def expected_output_tokens(self, row: Mapping[str, Any]) -> int:
+        """A typical completion's tokens for one dataset row (the cost estimate)."""
+        return self.expected_output
+
+    # -- a user's file (sumjudge.data.custom) --------------------------------------
+    def row_problem(self, row: Mapping[str, Any]) -> tuple[str, str] | None:
+        """(problem, fix) when a checked row of a user's file is inconsistent, else None."""
+        return None
+
+    def add_ids(self, df):
+        """Give a user's prepared table its ``unit_id`` (and other id columns; in place)."""
+        df["unit_id"] = df["doc_id"] + "/" + df["system"]
+        return df
 
     # -- judge tables -------------------------------------------------------------
     def label_columns(self, dimensions: Sequence[str] = ()) -> tuple[str, ...]:
@@ -156,6 +198,11 @@ class _OneLabel(Protocol):
 
 
 class Pairwise(_OneLabel):
+    def add_ids(self, df):
+        df["unit_id"] = df["pair_id"]
+        df["doc_id"] = df["doc_id"].where(df["doc_id"].notna(), df["pair_id"]) if "doc_id" in df else df["pair_id"]
+        return df
+
     def unit_fields(self, row, spec):
         return {"Article": row[spec.article_column], "Title": row.get("title") or "",
                 "Subreddit": row.get("subreddit") or "",
@@ -166,6 +213,15 @@ class Pairwise(_OneLabel):
 
 
 class Pyramid(Protocol):
+    def expected_output_tokens(self, row):
+        return 4 * len(row["scus"]) + 2  # "12. Yes\n" per SCU
+
+    def row_problem(self, row):
+        if len(row["labels"]) != len(row["scus"]):
+            return (f"{len(row['scus'])} SCUs but {len(row['labels'])} labels",
+                    "give one label (0/1) per SCU, in the same order")
+        return None
+
     def unit_fields(self, row, spec):
         return {"Summary": row["summary"], "SCUs": format_scus(row["scus"]),
                 "Article": row.get(spec.article_column) or ""}
@@ -175,6 +231,12 @@ class Pyramid(Protocol):
 
 
 class Binary(_OneLabel):
+    def add_ids(self, df):
+        df["summary_id"] = df["doc_id"] + "/" + df["system"]
+        df["sentence_idx"] = df.groupby("summary_id", sort=False).cumcount()
+        df["unit_id"] = df["summary_id"] + "/" + df["sentence_idx"].astype(str)
+        return df
+
     def unit_fields(self, row, spec):
         return {"Article": row[spec.article_column], "Sentence": row["sentence"],
                 "Summary": row.get("summary") or ""}
@@ -197,36 +259,42 @@ PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (
         unit_key=("doc_id", "system"), summary_columns=("summary",),
         prompt_fields=frozenset({"Article", "Summary"}), judge_labels=(),
         default_prompt="prompts/likert.txt", parser=_PARSE + "parse_likert",
-        metric_family="reference"),
+        metric_family="reference", per_dimension=True, unit_words="summaries", expected_output=40,
+        length_bias=True, import_columns=("doc_id", "system", "dimension", "score")),
     Pairwise(
         name="pairwise", table_kind="accuracy",
         columns=(Column("pair_id", "id"), Column("article", "text"), Column("summary_0", "text"),
-                 Column("summary_1", "text"), Column("label", "binary"),
+                 Column("summary_1", "text"), Column("label", "flag"),
                  Column("doc_id", "id", required=False), Column("reference", "text", required=False)),
         unit_key=("pair_id",), summary_columns=("summary_0", "summary_1"),
         prompt_fields=frozenset({"Summary_0", "Summary_1"}), judge_labels=("choice",),
         default_prompt="prompts/pairwise_tldr.txt", parser=_PARSE + "parse_pairwise",
         custom_gold=("label",), custom_cluster="doc_id", accuracy_dimension="pairwise",
-        metric_family="reference"),
+        metric_family="reference", unit_words="summary pairs", answer_names=("summary 0", "summary 1"),
+        expected_output=4, swappable=True, length_bias=True, import_columns=("unit_id", "choice")),
     Pyramid(
         name="pyramid", table_kind="accuracy",
         columns=(Column("doc_id", "id"), Column("system", "id"), Column("summary", "text"),
-                 Column("scus", "texts"), Column("labels", "binaries")),
+                 Column("scus", "texts"), Column("labels", "flags")),
         unit_key=("doc_id", "system"), summary_columns=("summary",),
         prompt_fields=frozenset({"Summary", "SCUs"}), judge_labels=("scu_labels",),
         default_prompt="prompts/pyramid_realsumm.txt", parser=_PARSE + "parse_pyramid",
         custom_gold=("labels",), custom_cluster="unit_id", accuracy_dimension="SCU_presence",
-        metric_family="factuality", metric_prediction="scu_pred", per_item=True),
+        metric_family="factuality", metric_prediction="scu_pred", per_item=True,
+        unit_words="summaries", answer_names=("absent", "present"),
+        import_columns=("doc_id", "system", "scu_index", "label"), claim_column="scus", premise_column="summary"),
     Binary(
         name="binary", table_kind="accuracy",
         columns=(Column("doc_id", "id"), Column("system", "id"), Column("article", "text"),
-                 Column("sentence", "text"), Column("label", "binary"),
+                 Column("sentence", "text"), Column("label", "flag"),
                  Column("summary", "text", required=False)),
         unit_key=("doc_id", "system", "sentence"), summary_columns=("summary",),
         prompt_fields=frozenset({"Sentence"}), judge_labels=("label",),
         default_prompt="prompts/binary_qags.txt", parser=_PARSE + "parse_binary",
         custom_gold=("label",), custom_cluster="summary_id", accuracy_dimension="factuality",
-        metric_family="factuality", metric_prediction="pred"),
+        metric_family="factuality", metric_prediction="pred", unit_words="summary sentences",
+        answer_names=("no", "yes"), expected_output=2, import_columns=("doc_id", "sentence_idx", "label"),
+        claim_column="sentence", premise_column="article"),
 )}
 
 

@@ -152,7 +152,7 @@ def _value(col: Column, value: Any, csv_cell: bool, fail) -> Any:
         if _is_number(value) and math.isfinite(float(value)):
             return float(value)
         fail(f"column '{col.name}' is {value!r}, not a number", "write the score as a number, e.g. 3 or 4.5")
-    if kind == "binary":
+    if kind == "flag":
         b = _binary(value, csv_cell)
         if b is None:
             number = _is_number(value) or (csv_cell and isinstance(value, str) and _float_or_none(value) is not None)
@@ -215,7 +215,7 @@ def prepare(path: str | Path, protocol: str, dimensions: Sequence[str] = ()) -> 
             value = rec.get(col.name, _MISSING)
             if csv_cell and value == "" and not col.required:
                 value = _MISSING
-            if _is_missing(value) or (csv_cell and value == "" and col.kind in ("id", "number", "binary")):
+            if _is_missing(value) or (csv_cell and value == "" and col.kind in ("id", "number", "flag")):
                 if col.required:
                     if value is _MISSING and header is None:
                         fail(f"missing column '{col.name}'", f"{need}: add it to every line")
@@ -224,9 +224,9 @@ def prepare(path: str | Path, protocol: str, dimensions: Sequence[str] = ()) -> 
                     row[col.name] = None  # an optional column left empty in this row
                 continue
             row[col.name] = _value(col, value, csv_cell, fail)
-        if protocol == "pyramid" and len(row["labels"]) != len(row["scus"]):
-            fail(f"{len(row['scus'])} SCUs but {len(row['labels'])} labels",
-                 "give one label (0/1) per SCU, in the same order")
+        problem = proto.row_problem(row)
+        if problem:
+            fail(*problem)
         key = tuple(row[c] for c in key_cols)
         if key in first_seen:
             fail(f"{' / '.join(key_cols)} {' / '.join(map(repr, key))} repeats {first_seen[key]}",
@@ -235,20 +235,12 @@ def prepare(path: str | Path, protocol: str, dimensions: Sequence[str] = ()) -> 
         rows.append(row)
     if not rows:
         raise DataError(f"{path}: the file has no rows; {need}, and at least one row")
-    return _tidy(pd.DataFrame(rows), proto.name, [c.name for c in columns])
+    return _tidy(pd.DataFrame(rows), proto, [c.name for c in columns])
 
 
-def _tidy(df: pd.DataFrame, protocol: str, columns: list[str]) -> pd.DataFrame:
-    """Add the ids; the protocol's columns first, any others after them."""
-    if protocol == "pairwise":
-        df["unit_id"] = df["pair_id"]
-        df["doc_id"] = df["doc_id"].where(df["doc_id"].notna(), df["pair_id"]) if "doc_id" in df else df["pair_id"]
-    elif protocol == "binary":
-        df["summary_id"] = df["doc_id"] + "/" + df["system"]
-        df["sentence_idx"] = df.groupby("summary_id", sort=False).cumcount()
-        df["unit_id"] = df["summary_id"] + "/" + df["sentence_idx"].astype(str)
-    else:
-        df["unit_id"] = df["doc_id"] + "/" + df["system"]
+def _tidy(df: pd.DataFrame, proto, columns: list[str]) -> pd.DataFrame:
+    """Add the ids (the protocol object's); the protocol's columns first, any others after them."""
+    df = proto.add_ids(df)
     for col in ("label",):
         if col in df:
             df[col] = df[col].astype(int)

@@ -30,25 +30,21 @@ import pandas as pd
 
 from .cache import ResponseCache
 from .prompts import load_template
-from .protocols import protocol, prompt_file
+from .. import datasets as _ds
+from ..protocols import Protocol
 from .run import estimate_tokens, plan_requests
 from .spec import UNCAPPED_OUTPUT_TOKENS, completion_cap, priced
 
 CHAT_OVERHEAD_TOKENS = 7  # per message: role markers and separators
 
-# typical completion length when the judge does what it is asked
-EXPECTED_OUTPUT_TOKENS = {"likert": 40, "pairwise": 4, "binary": 2}
-
 CACHE_MIN_TOKENS = 1024   # OpenAI's prompt caching: prompts of at least this many tokens ...
 CACHE_BLOCK_TOKENS = 128  # ... have their shared prefix cached in blocks of this many
 
 
-def expected_output_tokens(proto: str, row: dict[str, Any], max_tokens: int) -> int:
-    if proto == "pyramid":
-        n = min(max_tokens, 4 * len(row["scus"]) + 2)  # "12. Yes\n" per SCU
-    else:
-        n = EXPECTED_OUTPUT_TOKENS[proto]
-    return min(n, max_tokens)
+def expected_output_tokens(proto: Protocol, row: dict[str, Any], max_tokens: int) -> int:
+    """A typical completion's tokens when the judge does what it is asked (the protocol
+    object's :meth:`~sumjudge.protocols.Protocol.expected_output_tokens`), within the cap."""
+    return min(proto.expected_output_tokens(row), max_tokens)
 
 
 def _prompt_text(messages: list[dict[str, str]]) -> str:
@@ -69,16 +65,17 @@ def estimate(tables: dict[str, pd.DataFrame], specs: dict[str, dict[str, Any]],
              cached_prefix: bool = False) -> pd.DataFrame:
     cache = ResponseCache(cache_dir)
     rows = []
+    ds_specs = {dataset: _ds.get(dataset) for dataset in tables}  # a name, or a user's dataset's spec
     for name, spec in specs.items():
         cap = completion_cap(spec)
         cap = UNCAPPED_OUTPUT_TOKENS if cap is None else cap
         for dataset, df in tables.items():
             records = df.to_dict("records")
-            proto = protocol(dataset)
+            ds = ds_specs[dataset]
             for variant in variants[dataset]:
-                template = load_template(Path(prompt_dir) / Path(prompt_file(dataset, variant)).name)
+                template = load_template(Path(prompt_dir) / Path(ds.prompt_file(variant)).name)
                 # article order: what the judge sends, and what a prefix cache sees
-                planned = plan_requests(df, dataset, template, spec, order="article")
+                planned = plan_requests(df, ds, template, spec, order="article")
                 todo = [p for p in planned if p.request.key not in cache]
                 inp = shared = 0
                 prev = None
@@ -88,7 +85,7 @@ def estimate(tables: dict[str, pd.DataFrame], specs: dict[str, dict[str, Any]],
                     inp += tokens
                     shared += shared_prefix_tokens(prev, text, tokens)
                     prev = text
-                out = sum(expected_output_tokens(proto, records[p.row], cap) for p in todo)
+                out = sum(expected_output_tokens(ds.proto, records[p.row], cap) for p in todo)
                 worst = len(todo) * cap
                 assumes = []
                 row = {"judge": name, "model": spec["model"], "dataset": dataset, "variant": variant,

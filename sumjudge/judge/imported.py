@@ -3,12 +3,16 @@
 dataset table and turned into the judge stage's table (results/judge/<name>/<dataset>/base.parquet,
 status ok, no request sent), so it enters every table and the leaderboard like any judge.
 
-Columns per protocol (one file may hold several datasets when it has a ``dataset`` column):
+Columns per protocol, its protocol object's ``import_columns`` (one file may hold several
+datasets when it has a ``dataset`` column):
 
 - likert:   ``doc_id, system, dimension, score`` (optional ``sample``), score within the scale
 - pairwise: ``unit_id, choice`` (0 or 1: the better of summary_0 / summary_1), optional ``sample``
 - binary:   ``doc_id, sentence_idx, label`` (0/1)
 - pyramid:  ``doc_id, system, scu_index, label`` (0/1; every SCU of the summary)
+
+The last column is the value; the ones before it name the unit (a protocol with
+``per_dimension`` also names the dimension, one with ``per_item`` the item).
 """
 from __future__ import annotations
 
@@ -16,10 +20,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
-KEYS = {"likert": ["doc_id", "system", "dimension", "score"], "pairwise": ["unit_id", "choice"],
-        "binary": ["doc_id", "sentence_idx", "label"], "pyramid": ["doc_id", "system", "scu_index", "label"]}
-
 
 class ScoresError(ValueError):
     pass
@@ -47,7 +47,10 @@ def import_scores(path: str | Path, dataset, data: pd.DataFrame, judge: str = "i
     the file, the row and the fix."""
     df = read_scores(path)
     proto = dataset.protocol
-    need = KEYS[proto]
+    need = list(dataset.proto.import_columns)
+    if not need:
+        raise ScoresError(f"{path}: scores of a {proto} dataset ({dataset.name}) cannot be imported; "
+                          "its protocol declares no import_columns (sumjudge/protocols.py)")
     if "dataset" in df:
         df = df[df["dataset"].astype(str) == dataset.name]
     missing = [c for c in need if c not in df]
@@ -56,14 +59,14 @@ def import_scores(path: str | Path, dataset, data: pd.DataFrame, judge: str = "i
                           f"expected columns {need} (docs/judge.md, 'Scores from another tool')")
     if "sample" not in df:
         df = df.assign(sample=0)
-    keys = [c for c in need if c not in ("score", "choice", "label")] + ["sample"]
+    keys = need[:-1] + ["sample"]  # the value is the last column
     dup = df.duplicated(keys, keep="first")
     if dup.any():
         i = dup.idxmax()
         raise ScoresError(f"{path}: {_row(i)} repeats {dict(df.loc[i, keys])}; keep one score per key")
     data = data.copy()
     data["unit_id"] = data["unit_id"].astype(str)
-    if proto == "likert":
+    if dataset.proto.per_dimension:
         ids = {(str(d), str(s)): u for u, d, s in zip(data["unit_id"], data["doc_id"], data["system"])}
         lo, hi = dataset.proto.scale if hasattr(dataset.proto, "scale") and dataset.proto.scale else (1, 5)
         dims = set(dataset.dimensions)
@@ -83,9 +86,9 @@ def import_scores(path: str | Path, dataset, data: pd.DataFrame, judge: str = "i
                 for (u, s), vals in out.items()]
         table = pd.DataFrame(rows)
         table["status"] = np.where(table[list(dataset.dimensions)].notna().all(axis=1), "ok", "invalid")
-    elif proto == "pyramid":
+    elif dataset.proto.per_item:
         ids = {(str(d), str(s)): (u, len(lab)) for u, d, s, lab in
-               zip(data["unit_id"], data["doc_id"], data["system"], data["scu_labels"])}
+               zip(data["unit_id"], data["doc_id"], data["system"], data[dataset.gold_columns[0]])}
         out = {}
         for i, r in df.iterrows():
             hit = ids.get((str(r["doc_id"]), str(r["system"])))
@@ -95,16 +98,13 @@ def import_scores(path: str | Path, dataset, data: pd.DataFrame, judge: str = "i
             if r["label"] not in (0, 1, True, False):
                 raise ScoresError(f"{path}: {_row(i)}: label {r['label']!r}; use 0 or 1")
             out.setdefault((hit[0], int(r["sample"])), [None] * hit[1])[int(r["scu_index"])] = bool(r["label"])
-        table = pd.DataFrame([{"unit_id": u, "sample": s, "scu_labels": lab} for (u, s), lab in out.items()])
-        table["status"] = ["ok" if all(x is not None for x in lab) else "invalid" for lab in table["scu_labels"]]
-    else:
-        col = "choice" if proto == "pairwise" else "label"
-        if proto == "binary":
-            ids = {(str(d), str(s)): u for u, d, s in zip(data["unit_id"], data["doc_id"], data["sentence_idx"])}
-            unit = [ids.get((str(d), str(s))) for d, s in zip(df["doc_id"], df["sentence_idx"])]
-        else:
-            known = set(data["unit_id"])
-            unit = [str(u) if str(u) in known else None for u in df["unit_id"]]
+        lcol = dataset.label_columns[0]
+        table = pd.DataFrame([{"unit_id": u, "sample": s, lcol: lab} for (u, s), lab in out.items()])
+        table["status"] = ["ok" if all(x is not None for x in lab) else "invalid" for lab in table[lcol]]
+    else:  # one label per unit: the key columns name it (pairwise: its unit_id)
+        col, key = need[-1], need[:-1]
+        ids = {tuple(str(x) for x in k): u for u, *k in zip(data["unit_id"], *(data[c] for c in key))}
+        unit = [ids.get(tuple(str(x) for x in k)) for k in zip(*(df[c] for c in key))]
         for i, u, v in zip(df.index, unit, df[col]):
             if u is None:
                 raise ScoresError(f"{path}: {_row(i)}: not a unit of {dataset.name} ({dict(df.loc[i, need[:-1]])}); "

@@ -55,11 +55,13 @@ SWAPPED = "_swapped"  # results/judge/<judge>/<dataset>/<variant>_swapped.parque
 
 def swapped_outputs(results: str, judges: list[str], datasets: list, judge_cfg: dict[str, Any]) -> list[str]:
     """With ``judge.pairwise_orders: [original, swapped]``: every pairwise dataset's base prompt
-    asked again with the two summaries swapped (own outputs; the original order's are untouched)."""
+    (a protocol whose ``swappable``) asked again with the two summaries swapped (own outputs;
+    the original order's are untouched)."""
     if "swapped" not in (judge_cfg.get("pairwise_orders") or ["original"]):
         return []
-    return [output(results, j, _ds.get(d).name, "base" + SWAPPED, ext) for j in judges for d in datasets
-            if _ds.get(d).protocol == "pairwise" for ext in ("parquet", "usage.json")]
+    specs = [_ds.get(d) for d in datasets]
+    return [output(results, j, s.name, "base" + SWAPPED, ext) for j in judges for s in specs
+            if s.proto.swappable for ext in ("parquet", "usage.json")]
 
 
 def swap_pairs(df):

@@ -124,11 +124,14 @@ def claims_for(df: pd.DataFrame, dataset: "str | DatasetSpec", realsumm_premise:
     piece must be supported.
     """
     spec = _family(dataset, "factuality")
+    proto = spec.proto  # its claim_column is checked against its premise_column
     premises, claims, unit, item, part = [], [], [], [], []
-    if spec.protocol == "pyramid":
+    if not (proto.claim_column and proto.premise_column):
+        raise ValueError(f"factuality metrics have no question for the {spec.protocol} protocol")
+    if proto.per_item:  # a list of claims per unit (REALSumm: SCUs against the summary's sentences)
         if realsumm_premise not in ("sentence", "summary"):
             raise ValueError(f"realsumm_premise must be 'sentence' or 'summary', not {realsumm_premise!r}")
-        for i, (summary, scus) in enumerate(zip(df["summary"], df["scus"])):
+        for i, (summary, scus) in enumerate(zip(df[proto.premise_column], df[proto.claim_column])):
             pieces = split_sentences(summary) if realsumm_premise == "sentence" else [summary]
             pieces = pieces or [""]
             for j, scu in enumerate(scus):
@@ -138,16 +141,14 @@ def claims_for(df: pd.DataFrame, dataset: "str | DatasetSpec", realsumm_premise:
                     unit.append(i)
                     item.append(j)
                     part.append(k)
-    elif spec.protocol == "binary":
-        for i, (article, sentence) in enumerate(zip(df["article"], df["sentence"])):
+    else:  # one claim per unit, split into Punkt pieces (QAGS: a sentence against the article)
+        for i, (article, sentence) in enumerate(zip(df[proto.premise_column], df[proto.claim_column])):
             for j, piece in enumerate(split_sentences(sentence) or [sentence]):
                 premises.append(article)
                 claims.append(piece)
                 unit.append(i)
                 item.append(j)
                 part.append(0)
-    else:
-        raise ValueError(f"factuality metrics have no question for the {spec.protocol} protocol")
     return Claims(premises, claims, np.asarray(unit, int), np.asarray(item, int), np.asarray(part, int))
 
 
@@ -162,8 +163,9 @@ def answer_questions(df: pd.DataFrame, dataset: "str | DatasetSpec", claims: Cla
     """
     prob = np.asarray(prob_supported, dtype=float)
     out = pd.DataFrame({"unit_id": df["unit_id"].to_numpy()})
-    if datasets.get(dataset).protocol == "pyramid":
-        n_scus = [len(s) for s in df["scus"]]
+    proto = datasets.get(dataset).proto
+    if proto.per_item:
+        n_scus = [len(s) for s in df[proto.claim_column]]
         per_scu = [np.full(n, -np.inf) for n in n_scus]
         for u, j, p in zip(claims.unit, claims.item, prob):
             per_scu[u][j] = max(per_scu[u][j], p)

@@ -33,7 +33,7 @@ from .common import COLUMNS, Row, finalize, mean_over_repeats, repeat_summary, s
 from .inputs import JudgeRun, MetricTable
 from .published import attach_published
 from .correlation import table_name
-from .rows import FACTUALITY_METRICS, PAIRWISE, SCORE_METRICS, judge_row, labelled, metric_model, paper_judge_row
+from .rows import FACTUALITY_METRICS, SCORE_METRICS, judge_row, labelled, metric_model, paper_judge_row
 from .settings import TableSettings
 
 LEVEL = "accuracy"
@@ -62,14 +62,14 @@ def metric_rows(tables: list[MetricTable], dataset: str) -> list[Row]:
     Pyramid / binary (REALSumm / QAGS): a row per factuality metric family (FactCC, DAE)."""
     spec = _ds.get(dataset)
     rows = []
-    if spec.protocol == PAIRWISE:
+    if spec.proto.compares:  # a decision between two summaries: from each score's two sides
         for spec in SCORE_METRICS:
             col = f"{spec.column}_choice"
             for t in tables:
                 if col in t.frame:
                     model = metric_model(t.models, spec)
                     pred = pd.to_numeric(t.frame[col], errors="coerce").to_frame("pred")
-                    rows.append(Row(labelled(spec.printed(PAIRWISE), model, spec), "metric", spec.printed(PAIRWISE),
+                    rows.append(Row(labelled(spec.printed(True), model, spec), "metric", spec.printed(True),
                                     f"{t.path}:{col}", [pred], model=model))
                     break
         return rows
@@ -151,7 +151,7 @@ def aligned_predictions(pred: pd.Series, dec: pd.DataFrame, dataset: str, source
 
 def accuracy_table(human: pd.DataFrame, rows: list[Row], dataset: str, settings: TableSettings) -> pd.DataFrame:
     spec = _ds.get(dataset)
-    pairwise = spec.protocol == PAIRWISE  # a metric's tie is scored by tables.metric_ties
+    pairwise = spec.proto.compares  # a metric's tie is scored by tables.metric_ties
     dec = decisions(human, spec)
     codes, k = cluster_codes(dec["cluster"])
     plan = ClusterBootstrap.draw(k, settings.bootstrap_resamples, settings.seed) if k else None

@@ -29,9 +29,6 @@ from .chart import svg_id
 from .common import DATASET_LABELS
 from .inputs import JudgeRun
 
-# what a 0/1 answer means, by protocol (a Likert answer is its score)
-ANSWER_NAMES = {"pairwise": {0: "summary 0", 1: "summary 1"}, "pyramid": {0: "absent", 1: "present"},
-                "binary": {0: "no", 1: "yes"}}
 NEAR_CONSTANT_NOTE = "near-constant judge: correlations and accuracies are not meaningful"
 WEIGHTED_ROW = " [weighted]"  # sumjudge.tables.correlation.WEIGHTED_ROW
 WEIGHTED_DECIMALS = 3         # weighted scores equal to this many decimals are one answer (a tie)
@@ -118,7 +115,8 @@ def behaviour_table(runs: list[JudgeRun], humans: dict[str, pd.DataFrame], thres
         n_invalid = int((run.frame["status"] != "ok").sum())
         spec = _spec(run)
         likert = spec is not None and bool(spec.dimensions)
-        names = ANSWER_NAMES.get(spec.protocol, {}) if spec is not None else {}
+        # what a 0/1 answer means: the protocol object's answer_names (a Likert answer is its score)
+        names = dict(enumerate(spec.proto.answer_names)) if spec is not None else {}
         gold_col = spec.gold_columns[0] if spec is not None and not likert and spec.gold_columns else None
         for dim in dimensions(run):
             if dim not in run.frame:

@@ -31,22 +31,20 @@ from .rows import FACTUALITY_METRICS, SCORE_METRICS
 
 PAPER_JUDGE_MODEL = "gpt-3.5-turbo-0301"
 NOT_IN_COPY = "published value not in this copy"
-# what one unit of a protocol is, in words
-UNIT_WORDS = {"likert": "summaries", "pairwise": "summary pairs", "pyramid": "summaries",
-              "binary": "summary sentences"}
 DOC_COLUMNS = ("doc_id", "post_id")
 CAVEAT_COLUMNS = ["n_units", "n_docs", "model_note", "modal_share", "near_constant", "published_note", "caveat"]
 _BY_LABEL = {v: k for k, v in DATASET_LABELS.items()}
-_METRIC_SPECS = {**{m.name: m for m in SCORE_METRICS}, **{m.printed("pairwise"): m for m in SCORE_METRICS},
+_METRIC_SPECS = {**{m.name: m for m in SCORE_METRICS}, **{m.printed(pairwise=True): m for m in SCORE_METRICS},
                  **{m.name: m for m in FACTUALITY_METRICS.values()}}
 
 
 def unit_words(dataset: str) -> str:
-    """``summary pairs`` for a pairwise dataset, ...; ``units`` for a name the registry lacks."""
+    """What one unit of the dataset's protocol is (``summary pairs`` for a pairwise dataset,
+    its protocol object's ``unit_words``); ``units`` for a name the registry lacks."""
     from ..datasets import get
 
     try:
-        return UNIT_WORDS[get(dataset).protocol]
+        return get(dataset).proto.unit_words
     except ValueError:
         return "units"
 

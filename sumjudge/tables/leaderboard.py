@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..datasets import BUILTIN
+from ..datasets import BUILTIN, DatasetSpec
 from ..stats import alt_test as at
 from ..stats.orders import both_orders
 from ..stats.repeats import sample_variance, two_stage_bootstrap, two_stage_correlation
@@ -61,22 +61,23 @@ def _judge_frame(path: str) -> pd.DataFrame:
     return df.set_index("unit_id")
 
 
-def length_bias(name: str, data: pd.DataFrame, frame: pd.DataFrame, column: str, margin: float) -> dict:
+def length_bias(spec: DatasetSpec, data: pd.DataFrame, frame: pd.DataFrame, column: str, margin: float) -> dict:
     """The bias column of one row, from ``frame[column]`` (a judge's frame, its invalid replies
     NaN, or the data's own human column; indexed by unit id):
-    pairwise, the share choosing the longer summary; Likert, Spearman of score and length.
-    Other protocols: none (sumjudge/stats/bias.py)."""
-    protocol = BUILTIN[name].protocol
-    texts = {"pairwise": ["summary_0", "summary_1"], "likert": ["summary"]}.get(protocol)
+    pairwise (a protocol that ``compares`` two summaries), the share choosing the longer summary;
+    Likert, Spearman of score and length. Protocols without ``length_bias``: none
+    (sumjudge/stats/bias.py)."""
+    proto = spec.proto
+    texts = list(proto.summary_columns) if proto.length_bias else []
     if not texts or not set(texts) <= set(data.columns):  # another protocol, or a table without the texts
         return {}
     ids = data["unit_id"].astype(str)
     labels = _ok(frame, column) if "status" in frame else pd.to_numeric(frame[column], errors="coerce")
     got = labels.reindex(ids).to_numpy(dtype=float)
-    if protocol == "pairwise":
-        b = bias.longer_preference(got, bias.words(data["summary_0"]), bias.words(data["summary_1"]), margin)
+    if proto.compares:
+        b = bias.longer_preference(got, bias.words(data[texts[0]]), bias.words(data[texts[1]]), margin)
     else:
-        b = bias.length_correlation(got, bias.words(data["summary"]))
+        b = bias.length_correlation(got, bias.words(data[texts[0]]))
     return {"length_bias": b.value, "length_bias_n": b.n}
 
 
@@ -116,40 +117,40 @@ def cost_row(judge: str, usages: list[dict], cfg: dict, seconds: float | None = 
     return rec
 
 
-def _accuracy_units(name: str, data: pd.DataFrame, judged: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _accuracy_units(spec: DatasetSpec, data: pd.DataFrame, judged: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(prediction, gold, cluster) per decision of an accuracy dataset; prediction NaN when invalid."""
-    spec = BUILTIN[name]
     ok = judged["status"].astype(str) == "ok" if len(judged) else pd.Series(dtype=bool)
     ids = data["unit_id"].astype(str)
-    if spec.protocol == "pyramid":
+    if spec.proto.per_item:  # Pyramid: one decision per SCU
         pred, gold, clu = [], [], []
-        for uid, labels, doc in zip(ids, data["scu_labels"], data[spec.cluster_column]):
-            jl = judged["scu_labels"].get(uid) if uid in judged.index and ok.get(uid, False) else None
+        col = spec.label_columns[0]
+        for uid, labels, doc in zip(ids, data[spec.gold_columns[0]], data[spec.cluster_column]):
+            jl = judged[col].get(uid) if uid in judged.index and ok.get(uid, False) else None
             for k, g in enumerate(labels):
                 v = jl[k] if jl is not None and k < len(jl) and jl[k] is not None else None
                 pred.append(float(bool(v)) if v is not None else np.nan)
                 gold.append(float(bool(g)))
                 clu.append(str(doc))
         return np.array(pred), np.array(gold), np.array(clu)
-    col = "choice" if spec.protocol == "pairwise" else "label"
+    col = spec.label_columns[0]
     p = pd.to_numeric(judged[col], errors="coerce").where(ok).reindex(ids).to_numpy(dtype=float) \
         if len(judged) else np.full(len(ids), np.nan)
-    return p, data[col].to_numpy(dtype=float), data[spec.cluster_column].astype(str).to_numpy()
+    return p, data[spec.gold_columns[0]].to_numpy(dtype=float), data[spec.cluster_column].astype(str).to_numpy()
 
 
-def _votes(name: str, data: pd.DataFrame) -> np.ndarray | None:
+def _votes(spec: DatasetSpec, data: pd.DataFrame) -> np.ndarray | None:
     """Per-annotator labels (N decisions x A) of an accuracy dataset, or None (one label only)."""
-    if name.startswith("qags"):
+    if spec.name.startswith("qags"):
         width = max(len(v) for v in data["votes"])
         return np.array([list(map(float, v)) + [np.nan] * (width - len(v)) for v in data["votes"]])
-    if name == "realsumm":
+    if spec.name == "realsumm":
         yes = [y for ys in data["scu_votes_present"] for y in ys]
         n = [k for ks in data["scu_n_votes"] for k in ks]
         return votes_from_counts(yes, n)
     return None
 
 
-def repeat_cells(name: str, data: pd.DataFrame, path: str, dim: str, settings: dict, level: str = "accuracy") -> dict:
+def repeat_cells(spec: DatasetSpec, data: pd.DataFrame, path: str, dim: str, settings: dict, level: str = "accuracy") -> dict:
     """For a judge with samples > 1: its sample-to-sample variance on the column, and the
     column's two-stage bootstrap interval (documents, then samples within a unit)."""
     full = pd.read_parquet(path)
@@ -158,8 +159,7 @@ def repeat_cells(name: str, data: pd.DataFrame, path: str, dim: str, settings: d
     full["unit_id"] = full["unit_id"].astype(str)
     samples = sorted(full["sample"].unique())
     per = {s: full[full["sample"] == s].set_index("unit_id") for s in samples}
-    spec = BUILTIN[name]
-    if spec.protocol == "likert":
+    if spec.proto.per_dimension:
         ids = data["unit_id"].astype(str)
         m = np.stack([_ok(per[s], dim).reindex(ids).to_numpy(dtype=float) for s in samples], axis=1)
         d2 = data.assign(doc_id=data["doc_id"].astype(str), system=data["system"].astype(str))
@@ -171,7 +171,7 @@ def repeat_cells(name: str, data: pd.DataFrame, path: str, dim: str, settings: d
                                    settings.get("undefined", "zero"))[level]
         return {"n_samples": len(samples), "sample_variance": sample_variance(m)[0], "ci_low": iv.low,
                 "ci_high": iv.high, "interval": "two-stage bootstrap (documents, then samples)"}
-    preds = [_accuracy_units(name, data, per[s]) for s in samples]
+    preds = [_accuracy_units(spec, data, per[s]) for s in samples]
     gold, clusters = preds[0][1], preds[0][2]
     m = np.stack([p[0] for p in preds], axis=1)
     correct = np.where(np.isnan(m), np.nan, (m == gold[:, None]).astype(float))
@@ -224,7 +224,7 @@ def build(table_csvs: list[str], data_paths: dict[str, str], judge_paths: list[s
         col = column_label(*key)
         if name not in datas:
             continue
-        data = datas[name]
+        data, spec = datas[name], BUILTIN[name]
         present = [j for j in judges if (j, name) in frames]
         rec0 = {"column": col, "table": table, "dataset": label, "dimension": dim, "level": level}
         values, loo_vals, gates = {}, {}, {}
@@ -239,7 +239,7 @@ def build(table_csvs: list[str], data_paths: dict[str, str], judge_paths: list[s
             values[j] = float(r["value"]) if len(t) else float("nan")
             gates[j] = reason
             orders = {}
-            if (j, name) in swapped and BUILTIN[name].protocol == "pairwise":
+            if (j, name) in swapped and spec.proto.swappable:
                 f, fs = frames[(j, name)], _judge_frame(swapped[(j, name)])
                 ids_ = data["unit_id"].astype(str)
                 b = both_orders(_ok(f, "choice").reindex(ids_).to_numpy(dtype=float),
@@ -254,9 +254,9 @@ def build(table_csvs: list[str], data_paths: dict[str, str], judge_paths: list[s
                           "n": r.get("n") if len(t) else np.nan, "ci_low": r.get("ci_low") if len(t) else np.nan,
                           "ci_high": r.get("ci_high") if len(t) else np.nan, "parse_rate": pr,
                           "near_constant": nc, "greyed": bool(reason), "reason": reason,
-                          **repeat_cells(name, data, base[(j, name)], dim, settings, level),
-                          **length_bias(name, data, frames[(j, name)],
-                                        "choice" if BUILTIN[name].protocol == "pairwise" else dim, longer_margin)})
+                          **repeat_cells(spec, data, base[(j, name)], dim, settings, level),
+                          **length_bias(spec, data, frames[(j, name)], spec.proto.label_columns((dim,))[0],
+                                        longer_margin)})
         # humans (leave-one-out) and the judges against the same references; paired tests
         ids = data["unit_id"].astype(str)
         if level != "accuracy":
@@ -276,7 +276,7 @@ def build(table_csvs: list[str], data_paths: dict[str, str], judge_paths: list[s
                 for a, c in enumerate(ann_cols):
                     cells.append({**rec0, "row": f"{label} annotator {c.rsplit('_', 1)[1]} (LOO)", "kind": "human",
                                   "value": res.annotators[level][a], "n": res.n_cells[a], "loo_value": res.annotators[level][a],
-                                  **length_bias(name, data, data.set_index(ids), c, longer_margin)})
+                                  **length_bias(spec, data, data.set_index(ids), c, longer_margin)})
                 loo_vals = {j: res.judges[j][level] for j in present}
                 if level == "sample":  # the alt-test works on units; once per dimension, both Likert scores
                     lab = d2[ann_cols].to_numpy(dtype=float)
@@ -297,9 +297,9 @@ def build(table_csvs: list[str], data_paths: dict[str, str], judge_paths: list[s
                 return paired_correlation_test(jm[a], jm[b], human, resamples, seed, settings.get("method", "spearman"),
                                                settings.get("undefined", "zero"), schemes)[_lv]
         else:
-            votes = _votes(name, data)
-            preds = {j: _accuracy_units(name, data, frames[(j, name)]) for j in present}
-            gold, clusters = (_accuracy_units(name, data, pd.DataFrame())[1:] if not present
+            votes = _votes(spec, data)
+            preds = {j: _accuracy_units(spec, data, frames[(j, name)]) for j in present}
+            gold, clusters = (_accuracy_units(spec, data, pd.DataFrame())[1:] if not present
                               else preds[present[0]][1:])
             if votes is not None:
                 res = loo_labels(votes, {j: preds[j][0] for j in present})
@@ -325,7 +325,7 @@ def build(table_csvs: list[str], data_paths: dict[str, str], judge_paths: list[s
             if votes is None:
                 cells.append({**rec0, "row": f"{label} humans", "kind": "human", "value": np.nan,
                               "note": "one label per unit: no leave-one-out human row",
-                              **length_bias(name, data, data.set_index(ids), "choice", longer_margin)})
+                              **length_bias(spec, data, data.set_index(ids), "choice", longer_margin)})
         ranked = [j for j in present if not gates[j] and not math.isnan(values[j])]
         fam = pair_family(ranked, test, settings.get("correction", "holm"))
         groups = rank_groups({j: values[j] for j in ranked}, fam)

@@ -15,19 +15,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-PAIRWISE = "pairwise"  # Table 3 prints some names differently
-
-
 @dataclass(frozen=True)
 class MetricColumn:
     column: str                       # Likert: the score column; TLDR: + "_choice"; factuality: see below
     name: str                         # row name as printed in Tables 1, 2
-    pairwise_name: str | None = None  # row name as printed in Table 3 (default: ``name``)
+    pairwise_name: str | None = None  # row name as printed in Table 3, a pairwise table (default: ``name``)
     model_field: str = "model"        # column of the metric table holding the model id
     paper_models: tuple[str, ...] = ()  # the paper's model; empty: not a model (never labelled)
 
-    def printed(self, kind: str) -> str:
-        return (self.pairwise_name or self.name) if kind == PAIRWISE else self.name
+    def printed(self, pairwise: bool = False) -> str:
+        """The row name in a table of ``pairwise`` decisions (a protocol whose ``compares``) or not."""
+        return (self.pairwise_name or self.name) if pairwise else self.name
 
 
 _BART = ("facebook/bart-large",)
