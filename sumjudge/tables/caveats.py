@@ -34,7 +34,7 @@ NOT_IN_COPY = "published value not in this copy"
 DOC_COLUMNS = ("doc_id", "post_id")
 CAVEAT_COLUMNS = ["n_units", "n_docs", "model_note", "modal_share", "near_constant", "published_note", "caveat"]
 _BY_LABEL = {v: k for k, v in DATASET_LABELS.items()}
-_METRIC_SPECS = {**{m.name: m for m in SCORE_METRICS}, **{m.printed(pairwise=True): m for m in SCORE_METRICS},
+_METRIC_SPECS = {**{m.name: m for m in SCORE_METRICS}, **{m.printed(compares=True): m for m in SCORE_METRICS},
                  **{m.name: m for m in FACTUALITY_METRICS.values()}}
 
 

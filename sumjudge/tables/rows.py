@@ -23,9 +23,10 @@ class MetricColumn:
     model_field: str = "model"        # column of the metric table holding the model id
     paper_models: tuple[str, ...] = ()  # the paper's model; empty: not a model (never labelled)
 
-    def printed(self, pairwise: bool = False) -> str:
-        """The row name in a table of ``pairwise`` decisions (a protocol whose ``compares``) or not."""
-        return (self.pairwise_name or self.name) if pairwise else self.name
+    def printed(self, compares: bool = False) -> str:
+        """The row name in a table of decisions between two summaries (Table 3: a protocol
+        whose ``compares``, sumjudge.protocols) or in another table."""
+        return (self.pairwise_name or self.name) if compares else self.name
 
 
 _BART = ("facebook/bart-large",)
