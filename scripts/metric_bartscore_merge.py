@@ -7,6 +7,7 @@ import _log  # noqa: E402
 
 import pandas as pd  # noqa: E402
 
+from sumjudge import datasets  # noqa: E402
 from sumjudge.io import read_meta, write_parquet  # noqa: E402
 from sumjudge.metrics.bartscore import merge_checkpoints  # noqa: E402
 
@@ -15,6 +16,7 @@ dataset = snakemake.wildcards.dataset
 df = pd.read_parquet(snakemake.input.data)
 parts = {"bart": pd.read_parquet(snakemake.input.bart), "bart_cnn": pd.read_parquet(snakemake.input.bart_cnn)}
 metas = {"bart": read_meta(snakemake.input.bart), "bart_cnn": read_meta(snakemake.input.bart_cnn)}
-out = merge_checkpoints(df, dataset, parts, {k: m["model"] for k, m in metas.items()})
+spec = datasets.get(dataset, snakemake.config)  # a user's dataset: its spec from custom_datasets
+out = merge_checkpoints(df, spec, parts, {k: m["model"] for k, m in metas.items()})
 write_parquet(out, snakemake.output[0], {"metric": "bartscore", "dataset": dataset, "checkpoints": metas})
 log.info("%s: BARTScore, %d rows, columns %s", dataset, len(out), list(out.columns))

@@ -1,0 +1,46 @@
+"""A stage looks a dataset's spec up once, at its entry, with the config (so a user's
+dataset from ``custom_datasets`` is found), and passes the spec inward."""
+from __future__ import annotations
+
+import importlib
+import logging
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pandas as pd
+
+from sumjudge.datasets import DatasetSpec
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _metric_module():
+    sys.path.insert(0, str(REPO / "scripts"))
+    try:
+        return importlib.import_module("_metric")
+    finally:
+        sys.path.remove(str(REPO / "scripts"))
+
+
+def test_a_learned_metric_script_scores_a_users_dataset_by_its_spec(tmp_path):
+    """scripts/_metric.py (BERTScore, MoverScore, BARTScore, FactCC, DAE) gave the score
+    function the wildcard's name, which the registry knows only with the config: a user's
+    dataset failed with "unknown dataset"."""
+    data = pd.DataFrame({"unit_id": ["d1/s1"], "doc_id": ["d1"], "system": ["s1"], "article": ["A."],
+                         "summary": ["S."], "reference": ["R."]})
+    data.to_parquet(tmp_path / "mine.parquet")
+    config = {"custom_datasets": {"mine": {"path": "mine.csv", "protocol": "likert", "dimensions": ["quality"]}}}
+    snakemake = SimpleNamespace(wildcards=SimpleNamespace(dataset="mine"), config=config,
+                                input=[str(tmp_path / "mine.parquet")], output=[str(tmp_path / "out.parquet")])
+    seen = {}
+
+    def score(df, spec, scorer):
+        seen["spec"] = spec
+        from sumjudge.metrics.units import assemble, sides_for
+        return assemble(df, spec, {f"len{s.suffix}": [len(h) for h in s.hypotheses] for s in sides_for(df, spec)})
+
+    scorer = SimpleNamespace(resolved=SimpleNamespace(configured="toy"), device="cpu")
+    _metric_module().run(snakemake, logging.getLogger("test"), lambda: scorer, score, lambda s: {"metric": "toy"})
+    assert isinstance(seen["spec"], DatasetSpec) and seen["spec"].custom and seen["spec"].dimensions == ("quality",)
+    assert pd.read_parquet(tmp_path / "out.parquet")["len"].tolist() == [2.0]
