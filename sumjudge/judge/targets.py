@@ -26,8 +26,9 @@ def output(results: str, judge: str, dataset: str, variant: str, ext: str = "par
 
 def outputs(results: str, judges: list[str], datasets: list, judge_cfg: dict[str, Any]) -> list[str]:
     """``datasets``: names or specs (a user's dataset: its spec)."""
-    return [output(results, j, _ds.get(d).name, v, ext) for j in judges for d in datasets
-            for v in variants(d, judge_cfg) for ext in ("parquet", "usage.json")]
+    specs = [_ds.get(d) for d in datasets]
+    return [output(results, j, s.name, v, ext) for j in judges for s in specs
+            for v in variants(s, judge_cfg) for ext in ("parquet", "usage.json")]
 
 
 def prompt_dir(judge_cfg: dict[str, Any], workflow_dir: str) -> str:

@@ -103,9 +103,8 @@ def judge_rows(runs: list[JudgeRun], dataset: str) -> list[Row]:
 
 # ---------------------------------------------------------------------- decisions
 
-def decisions(human: pd.DataFrame, dataset: str) -> pd.DataFrame:
+def decisions(human: pd.DataFrame, spec: _ds.DatasetSpec) -> pd.DataFrame:
     """One row per decision: ``unit_id``, ``position`` (SCU index or 0), ``gold``, ``cluster``."""
-    spec = _ds.get(dataset)
     gold = spec.gold_columns[0]
     human = human.assign(unit_id=human["unit_id"].astype(str))
     if spec.proto.per_item:  # Pyramid: one decision per SCU; clusters: summaries
@@ -127,10 +126,10 @@ def _as_float(v) -> float:
     return float("nan") if v is None or (isinstance(v, float) and np.isnan(v)) else float(v)
 
 
-def aligned_predictions(pred: pd.Series, dec: pd.DataFrame, dataset: str, source: str) -> np.ndarray:
+def aligned_predictions(pred: pd.Series, dec: pd.DataFrame, spec: _ds.DatasetSpec, source: str) -> np.ndarray:
     """A row's predictions in decision order (NaN where there is none)."""
     pred = pred.reindex(dec["unit_id"].drop_duplicates())
-    if not _ds.get(dataset).proto.per_item:
+    if not spec.proto.per_item:
         return pd.to_numeric(pred, errors="coerce").reindex(dec["unit_id"]).to_numpy(dtype=float)
     n_scus = dec.groupby("unit_id", sort=False).size()
     out = []

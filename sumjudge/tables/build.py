@@ -101,10 +101,11 @@ def variants_table(data_path: str, judge_paths: list[str], settings: TableSettin
     """Table 6: every judge with every SummEval prompt variant, then Annotator_0/1/2."""
     human = pd.read_parquet(data_path)
     units = pd.Index(human["unit_id"].astype(str))
-    runs = load_runs(judge_paths, settings, {"summeval": units}, ("summeval",))
+    spec = BUILTIN["summeval"]
+    runs = load_runs(judge_paths, settings, {spec.name: units}, (spec.name,))
     runs.sort(key=lambda r: (r.judge, variant_rank(r.variant)))
-    rows = corr.judge_rows(runs, "summeval", variants=None, weighted=True) + corr.annotator_rows(human)
-    df = corr.correlation_table(human, rows, "summeval", "Table 6", settings, compare="base")
+    rows = corr.judge_rows(runs, spec, variants=None, weighted=True) + corr.annotator_rows(human)
+    df = corr.correlation_table(human, rows, spec, "Table 6", settings, compare="base")
     df = with_caveats(df, {"summeval": human}, runs, settings, context)
     _log_summary(df, "table6")
     return df
