@@ -92,6 +92,7 @@ class Protocol:
     metric_prediction: str | None = None   # prediction column of a factuality metric table
     per_item: bool = False                 # a unit holds a list of decisions (Pyramid: one per SCU)
     per_dimension: bool = False            # a unit gets a score per dimension (Likert: the dataset's)
+    scale: tuple[float, float] | None = None  # the lowest and highest score (Likert: 1-5)
     unit_words: str = "units"              # what one unit is, in words (the tables' caveats)
     answer_names: tuple[str, ...] = ()     # what answer 0, 1, ... means (a Likert answer is its score)
     expected_output: int = 0               # completion tokens of a reply that does what it is asked
@@ -259,7 +260,7 @@ PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (
         unit_key=("doc_id", "system"), summary_columns=("summary",),
         prompt_fields=frozenset({"Article", "Summary"}), judge_labels=(),
         default_prompt="prompts/likert.txt", parser=_PARSE + "parse_likert",
-        metric_family="reference", per_dimension=True, unit_words="summaries", expected_output=40,
+        metric_family="reference", per_dimension=True, scale=(1, 5), unit_words="summaries", expected_output=40,
         length_bias=True, import_columns=("doc_id", "system", "dimension", "score")),
     Pairwise(
         name="pairwise", table_kind="accuracy",
