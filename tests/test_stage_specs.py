@@ -44,3 +44,21 @@ def test_a_learned_metric_script_scores_a_users_dataset_by_its_spec(tmp_path):
     _metric_module().run(snakemake, logging.getLogger("test"), lambda: scorer, score, lambda s: {"metric": "toy"})
     assert isinstance(seen["spec"], DatasetSpec) and seen["spec"].custom and seen["spec"].dimensions == ("quality",)
     assert pd.read_parquet(tmp_path / "out.parquet")["len"].tolist() == [2.0]
+
+
+def test_a_users_dataset_has_its_protocols_unit_words_in_the_caveats():
+    """The caveats looked a dataset up by name without the config: a user's pairwise
+    dataset counted "units", not "summary pairs"."""
+    from sumjudge.tables.caveats import annotate, table_caveats, table_context
+
+    config = {"custom_datasets": {"pairs": {"path": "p.csv", "protocol": "pairwise"}}, "judges": {}}
+    ctx = table_context(config)
+    df = pd.DataFrame([{"table": "pairs", "dataset": "pairs", "dimension": "pairwise", "level": "accuracy",
+                        "row": "judge", "kind": "judge", "value": 0.5, "published": None, "model": "m",
+                        "subset": "all"}])
+    human = pd.DataFrame({"unit_id": ["p1", "p2", "p3"], "doc_id": ["d1", "d1", "d2"]})
+    out = annotate(df, {"pairs": human}, ctx)
+    assert out["caveat"].iloc[0].startswith("2 pairs documents, 3 summary pairs (all)")
+    assert table_caveats(out, ctx)[0] == "pairs: 2 documents, 3 summary pairs (all)"
+    # without custom_datasets the context (a rule parameter) is what it was: no rerun of the table rules
+    assert "unit_words" not in table_context({"judges": {}})

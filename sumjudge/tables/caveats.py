@@ -38,11 +38,15 @@ _METRIC_SPECS = {**{m.name: m for m in SCORE_METRICS}, **{m.printed(compares=Tru
                  **{m.name: m for m in FACTUALITY_METRICS.values()}}
 
 
-def unit_words(dataset: str) -> str:
+def unit_words(dataset: str, context: dict | None = None) -> str:
     """What one unit of the dataset's protocol is (``summary pairs`` for a pairwise dataset,
-    its protocol object's ``unit_words``); ``units`` for a name the registry lacks."""
+    its protocol object's ``unit_words``; a user's dataset: from ``context``, see
+    :func:`table_context`); ``units`` for a name the registry lacks."""
     from ..datasets import get
 
+    words = ((context or {}).get("unit_words") or {}).get(dataset)
+    if words:
+        return words
     try:
         return get(dataset).proto.unit_words
     except ValueError:
@@ -67,9 +71,27 @@ def table_context(config: dict[str, Any]) -> dict[str, Any]:
     if isinstance(judges, list):
         judges = {s.get("name"): s for s in judges if isinstance(s, dict)}
     metrics = config.get("metrics") or {}
-    return {"subset": {k: dict(v) for k, v in (config.get("subset") or {}).items() if v},
-            "judges": {str(n): judge_description(str(n), s if isinstance(s, dict) else {}) for n, s in judges.items()},
-            "metrics_run": list(metrics.get("run") or []) if isinstance(metrics, dict) else []}
+    context = {"subset": {k: dict(v) for k, v in (config.get("subset") or {}).items() if v},
+               "judges": {str(n): judge_description(str(n), s if isinstance(s, dict) else {})
+                          for n, s in judges.items()},
+               "metrics_run": list(metrics.get("run") or []) if isinstance(metrics, dict) else []}
+    words = _custom_unit_words(config)
+    if words:  # only with custom_datasets (a built-in dataset's words come from the registry)
+        context["unit_words"] = words
+    return context
+
+
+def _custom_unit_words(config: dict[str, Any]) -> dict[str, str]:
+    """A user's dataset -> what one of its units is (its protocol object's ``unit_words``)."""
+    from ..datasets import DatasetConfigError, registry
+
+    if not config.get("custom_datasets"):
+        return {}
+    try:
+        specs = registry(config)
+    except DatasetConfigError:  # the workflow reports a bad entry where it reads custom_datasets
+        return {}
+    return {name: s.proto.unit_words for name, s in specs.items() if s.custom}
 
 
 def subset_label(dataset: str, context: dict | None) -> str:
@@ -137,7 +159,7 @@ def annotate(df: pd.DataFrame, humans: dict[str, pd.DataFrame], context: dict | 
         near = bool(not math.isnan(share) and share > threshold)
         pub = NOT_IN_COPY if pd.isna(cell.get("published")) else None
         note = _model_note(cell, context)
-        words = unit_words(key)
+        words = unit_words(key, context)
         parts = [f"{n_docs} {DATASET_LABELS.get(key, key)} {_docs_word(n_docs)}, {n_units} {words} ({sub})", note]
         if near:
             parts.append(f"{NEAR_CONSTANT_NOTE} (modal share {share:.2f})")
@@ -195,7 +217,7 @@ def table_caveats(df: pd.DataFrame, context: dict | None = None, threshold: floa
         if len(n_docs):
             docs = int(float(n_docs.iloc[0]))
             lines.append(f"{label}: {docs} {_docs_word(docs)}, {int(float(n_units.iloc[0]))} "
-                         f"{unit_words(key)} ({sub}" + (", not the paper's full dataset)"
+                         f"{unit_words(key, context)} ({sub}" + (", not the paper's full dataset)"
                                                                     if sub.startswith("slice") else ")"))
     judges = df[df["kind"] == "judge"]
     known = (context or {}).get("judges") or {}
