@@ -27,7 +27,7 @@ from sumjudge.judge.targets import outputs, swapped_outputs
 from sumjudge.protocols import Column, Protocol
 from sumjudge.tables.accuracy import accuracy_table, judge_rows
 from sumjudge.tables.behaviour import behaviour_table
-from sumjudge.tables.caveats import unit_words
+from sumjudge.tables.caveats import table_context, unit_words
 from sumjudge.tables.inputs import JudgeRun
 from sumjudge.tables.settings import TableSettings
 from support.fake_openai import FakeOpenAIServer
@@ -91,6 +91,10 @@ def test_a_new_protocol_runs_through_every_stage(toy, tmp_path, monkeypatch):
     template = load_template(spec.prompt_file("base"))
     check_template(template, spec)
 
+    # the tables' context, from the config (before the dataset is registered as a built-in below)
+    context = table_context({"custom_datasets": {"mine": {"protocol": "acceptable", "path": str(tmp_path / "mine.csv")}}})
+    assert context["unit_words"] == {"mine": "summaries judged acceptable"}
+
     # the cost estimate (a built-in name is looked up: register the dataset like one)
     monkeypatch.setitem(datasets.BUILTIN, spec.name, spec)
     assert expected_output_tokens(proto, {}, 100) == 2
@@ -122,7 +126,7 @@ def test_a_new_protocol_runs_through_every_stage(toy, tmp_path, monkeypatch):
     beh = behaviour_table([run], {"mine": data}, 0.8)
     assert dict(zip(beh["answer_name"], beh["count"])) == {"rejected": 2, "accepted": 2}
     assert dict(zip(beh["answer_name"], beh["gold_count"])) == {"rejected": 1, "accepted": 3}
-    assert unit_words(spec) == "summaries judged acceptable"
+    assert unit_words("mine", context) == "summaries judged acceptable"
 
     # not swappable: no swapped outputs; no import columns: a clear error, not a KeyError
     cfg_j = {"pairwise_orders": ["original", "swapped"], "summeval_variants": ["base"]}
