@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import io
+import keyword
 import tokenize
 from pathlib import Path
 
@@ -51,9 +52,9 @@ def _context(toks, i, stack) -> str:
     if prev == "in" or opener[1] == "in":
         return "tested for membership in"
     if opener[0] == "{" and nxt == ":":
-        return "a dict key:"
+        return "as a dict key"
     if opener[1] in ("lookup", "subscript"):
-        return "a lookup by"
+        return "as a lookup key"
     if prev == "=":
         return "assigned or passed as"
     if prev == "case":
@@ -83,16 +84,15 @@ def scan(source: str, names=NAMES) -> list[tuple[int, str]]:
             if stack:
                 stack.pop()
         elif t.type == tokenize.STRING and _literal(t.string) in names:
-            hits.append((t.start[0], f"protocol name {t.string} {_context(toks, i, stack)}".replace(
-                f"{t.string} a dict key:", f"{t.string} as a dict key").replace(
-                f"{t.string} a lookup by", f"{t.string} as a lookup key")))
+            hits.append((t.start[0], f"protocol name {t.string} {_context(toks, i, stack)}"))
         elif t.type == tokenize.NAME and t.string in names and nxt == "=" and stack and stack[-1][0] == "(":
             hits.append((t.start[0], f"protocol name {t.string} as a keyword"))
         elif t.type == tokenize.NAME and prev is not None and prev.string == "." and (
                 t.string == "protocol" or t.string == "name" and i >= 2 and toks[i - 2].string == "proto"):
             opener = stack[-1] if stack else ("", "")
             start = i - 1  # back over the attribute chain: ``x == spec.protocol``
-            while start > 0 and (toks[start - 1].type == tokenize.NAME or toks[start - 1].string == "."):
+            while start > 0 and (toks[start - 1].string == "." or toks[start - 1].type == tokenize.NAME
+                                 and not keyword.iskeyword(toks[start - 1].string)):
                 start -= 1
             if nxt in ("==", "!=", "in") or (start > 0 and toks[start - 1].string in ("==", "!=")):
                 hits.append((t.start[0], f"a protocol's name (.{t.string}) compared"))
@@ -183,6 +183,9 @@ msg = f"a {protocol} dataset needs its columns"
 err = "only a likert dataset has dimensions"
 if col.kind == "flag" and spec.proto.compares:
     label = spec.proto.name
+ok = a == b
+if spec.protocol:
+    pass
 cols = {"summary": 1}[key]
 '''
     assert scan(clean) == []
