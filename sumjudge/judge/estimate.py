@@ -65,7 +65,7 @@ def estimate(tables: dict[str, pd.DataFrame], specs: dict[str, dict[str, Any]],
              cached_prefix: bool = False) -> pd.DataFrame:
     cache = ResponseCache(cache_dir)
     rows = []
-    ds_specs = {dataset: _ds.get(dataset) for dataset in tables}  # a name, or a user's dataset's spec
+    ds_specs = {dataset: _ds.get(dataset) for dataset in tables}  # looked up once (built-in names)
     for name, spec in specs.items():
         cap = completion_cap(spec)
         cap = UNCAPPED_OUTPUT_TOKENS if cap is None else cap
