@@ -16,7 +16,6 @@ turn it back into settings with :meth:`JudgeSettings.of`.
 """
 from __future__ import annotations
 
-
 import copy
 import re
 from dataclasses import MISSING, dataclass, field, fields
@@ -211,9 +210,10 @@ class JudgeSettings:
     def priced(self) -> bool:
         return self.price_input_per_1k is not None and self.price_output_per_1k is not None
 
-    def token_cost(self, input: int, output: int, cached_input: int = 0, via: str = "live") -> float | None:
-        """USD for ``input`` prompt tokens (``cached_input`` of them cached) and ``output``
-        completion tokens at the judge's prices, or None if a price is not configured
+    def token_cost(self, input_tokens: int, output_tokens: int, cached_input_tokens: int = 0,
+                   via: str = "live") -> float | None:
+        """USD for ``input_tokens`` prompt tokens (``cached_input_tokens`` of them cached) and
+        ``output_tokens`` completion tokens at the judge's prices, or None if a price is not configured
         (unknown, never 0). Cached prompt tokens cost ``price_cached_input_per_1k`` (default:
         the input price); reasoning tokens are part of the completion tokens; a reply
         obtained through the Batch API (``via="batch"``) costs ``batch_price_factor`` of
@@ -222,8 +222,9 @@ class JudgeSettings:
             return None
         p_in = float(self.price_input_per_1k)
         p_cached = p_in if self.price_cached_input_per_1k is None else float(self.price_cached_input_per_1k)
-        cached = min(cached_input, input)
-        cost = ((input - cached) * p_in + cached * p_cached + output * float(self.price_output_per_1k)) / 1000
+        cached = min(cached_input_tokens, input_tokens)
+        p_out = float(self.price_output_per_1k)
+        cost = ((input_tokens - cached) * p_in + cached * p_cached + output_tokens * p_out) / 1000
         if via == "batch":
             cost *= float(self.batch_price_factor)
         return cost
@@ -234,7 +235,7 @@ class JudgeSettings:
         return self.token_cost(t["input"], t["output"], t["cached_input"], via)
 
 
-_KEYS = [f.name for f in fields(JudgeSettings) if "send" in f.metadata]
+_KEYS = [f.name for f in fields(JudgeSettings) if "send" in f.metadata]  # the config keys: not name, source
 _REQUEST_FIELDS = [f for f in fields(JudgeSettings) if f.metadata.get("send")]
 OPTIONAL_KEYS = tuple(f.name for f in fields(JudgeSettings) if f.metadata.get("optional"))
 # request field -> the config key that sets it (what an invalid-request message names;
