@@ -140,3 +140,26 @@ def test_the_cache_does_not_import_its_command():
     out = subprocess.run([sys.executable, "-m", "sumjudge.judge.cache", "--help"], capture_output=True, text=True,
                          cwd=REPO)
     assert out.returncode == 0 and "stats,verify,prune,export" in out.stdout
+
+
+def test_cache_stats_price_old_entries_with_the_same_formula(tmp_path):
+    """An entry written before entries stored their cost is priced by the cache command
+    as usage.json would price it: cached input at its price, a batch reply at the factor."""
+    import pandas as pd
+
+    from sumjudge.io import write_parquet
+    from sumjudge.judge.cache_cli import stats
+
+    prices = {"price_input_per_1k": 2.0, "price_cached_input_per_1k": 0.5, "price_output_per_1k": 8.0}
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump({"judges": {"j": {**REMOTE, **prices}}}))
+    ident = {"server": {"api": "http://x/v1"}, "messages": [{"role": "user", "content": "hi"}],
+             "params": {"model": "m"}, "sample": 0}
+    key = request_key(ident)
+    usage = {"prompt_tokens": 1000, "completion_tokens": 100, "prompt_tokens_details": {"cached_tokens": 400}}
+    entry = make_entry(key, ident, {"choices": [{"message": {"content": "4"}}], "usage": usage}, 0.1, via="batch")
+    del entry["cost_usd"]
+    ResponseCache(tmp_path / "cache").put(key, entry)
+    write_parquet(pd.DataFrame({"request_key": [key]}), tmp_path / "results/judge/j/summeval/base.parquet", {})
+    [row] = stats(str(tmp_path / "cache"), str(tmp_path / "results"), str(tmp_path / "config.yaml"))
+    assert row["judge"] == "j" and row["via"] == "batch"
+    assert row["cost_usd"] == pytest.approx((600 * 2.0 + 400 * 0.5 + 100 * 8.0) / 1000 * 0.5)  # 1.1 USD
