@@ -24,7 +24,7 @@ from .embedded import DUMMY_KEY, EmbeddedError, assemble, engine_version, llama_
 from .offline import require_sender, with_context
 from .. import datasets as _ds
 from .prompts import Template, check_template, load_template, prompt_hash, unit_fields
-from .spec import UNCAPPED_OUTPUT_TOKENS, JudgeSettings, label_params, usage_tokens
+from .spec import UNCAPPED_OUTPUT_TOKENS, JudgeSettings, usage_tokens
 
 log = logging.getLogger(__name__)
 
@@ -88,11 +88,11 @@ def plan_requests(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", template: 
         for sample in range(spec.samples):
             params = spec.request_params(sample)
             if not dataset.proto.uses_logprobs():  # logprobs only where a score is weighted by them
-                params = label_params(params) or params
+                params = spec.label_params(params) or params
             identity = {"server": server, "messages": messages, "params": params, "sample": sample}
             if legacy is not None:
                 legacy.remember(identity, spec)  # caches written before issue 9
-            plain = label_params(params)
+            plain = spec.label_params(params)
             lident = None if plain is None else {**identity, "params": plain}
             if lident is not None and legacy is not None:
                 legacy.remember(lident, spec)

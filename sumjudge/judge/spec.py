@@ -187,6 +187,17 @@ class JudgeSettings:
                 params.update({f.name: value} if send is True else send(value, sample))
         return params
 
+    @staticmethod
+    def label_params(params: dict[str, Any]) -> dict[str, Any] | None:
+        """The request fields ``params`` without logprobs (what the judge sends with
+        ``top_logprobs: null``), or None when ``params`` asks for no logprobs.
+
+        Its cache entry answers the integer labels (docs/judge.md, "Weighted Likert
+        scores"): replies cached before logprobs were asked for keep answering them."""
+        if not any(k in params for k in LOGPROB_PARAMS):
+            return None
+        return {k: v for k, v in params.items() if k not in LOGPROB_PARAMS}
+
     def server_identity(self) -> dict[str, Any]:
         """What identifies the server in the cache key (docs/judge.md, "Cache identity").
 
@@ -238,6 +249,8 @@ class JudgeSettings:
 _KEYS = [f.name for f in fields(JudgeSettings) if "send" in f.metadata]  # the config keys: not name, source
 _REQUEST_FIELDS = [f for f in fields(JudgeSettings) if f.metadata.get("send")]
 OPTIONAL_KEYS = tuple(f.name for f in fields(JudgeSettings) if f.metadata.get("optional"))
+# what top_logprobs sends: a request without them is its label request (JudgeSettings.label_params)
+LOGPROB_PARAMS: tuple[str, ...] = next(f.metadata["sends"] for f in _REQUEST_FIELDS if f.name == "top_logprobs")
 # request field -> the config key that sets it (what an invalid-request message names;
 # extra_body's fields are named as judges.<name>.extra_body.<field>)
 PARAM_KEYS: dict[str, str] = {param: f.name for f in _REQUEST_FIELDS if f.name != "extra_body"
@@ -414,20 +427,6 @@ def normalise_base_url(url: str) -> str:
     port = parts.port
     netloc = host if port is None or port == DEFAULT_PORTS.get(scheme) else f"{host}:{port}"
     return urlunsplit((scheme, netloc, parts.path.rstrip("/"), parts.query, ""))
-
-
-LOGPROB_PARAMS = ("logprobs", "top_logprobs")
-
-
-def label_params(params: dict[str, Any]) -> dict[str, Any] | None:
-    """The request fields of the same request without logprobs (what the judge sends
-    with ``top_logprobs: null``), or None when ``params`` asks for no logprobs.
-
-    Its cache entry answers the integer labels (docs/judge.md, "Weighted Likert
-    scores"): replies cached before logprobs were asked for keep answering them."""
-    if not any(k in params for k in LOGPROB_PARAMS):
-        return None
-    return {k: v for k, v in params.items() if k not in LOGPROB_PARAMS}
 
 
 def usage_tokens(usage: dict[str, Any] | None) -> dict[str, int]:
