@@ -163,3 +163,14 @@ def test_cache_stats_price_old_entries_with_the_same_formula(tmp_path):
     [row] = stats(str(tmp_path / "cache"), str(tmp_path / "results"), str(tmp_path / "config.yaml"))
     assert row["judge"] == "j" and row["via"] == "batch"
     assert row["cost_usd"] == pytest.approx((600 * 2.0 + 400 * 0.5 + 100 * 8.0) / 1000 * 0.5)  # 1.1 USD
+
+
+def test_changed_settings_are_validated_again_and_keep_to_dict_true():
+    s = judge_spec("j", REMOTE)
+    t = s.replace(max_concurrency=4, batch={"wait": False})
+    assert t.max_concurrency == 4 and t.to_dict()["max_concurrency"] == 4 and t.batch.wait is False
+    assert s.max_concurrency == 1  # frozen: the original is unchanged
+    with pytest.raises(TypeError, match="settings.replace"):  # its to_dict would still say 1
+        dataclasses.replace(s, max_concurrency=3)
+    with pytest.raises(TypeError, match="from_config"):
+        JudgeSettings(name="j", model="m")

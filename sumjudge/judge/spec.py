@@ -154,10 +154,18 @@ class JudgeSettings:
     def from_config(cls, name: str, settings: Mapping[str, Any] | None) -> "JudgeSettings":
         """Judge ``name``'s config block, validated, every default filled in."""
         spec = _filled(name, settings)
-        values = _typed(cls, {k: spec[k] for k in _KEYS if k in spec})
-        values["batch"] = BatchSettings(**_typed(BatchSettings, spec["batch"]))
-        values["server"] = ServerSettings(**_typed(ServerSettings, spec["server"])) if spec["embedded"] else None
-        return cls(name=name, **values, source=spec)
+        return cls(**_values(spec), source=spec)
+
+    def __post_init__(self) -> None:
+        # built from its settings dict or not at all: to_dict must give what the fields hold
+        expected = _values(self.source) if self.source else None
+        if expected is None or any(getattr(self, k) != v for k, v in expected.items()):
+            raise TypeError("JudgeSettings are built by JudgeSettings.from_config (judge_spec) or from_dict; "
+                            "for changed settings use settings.replace(key=value)")
+
+    def replace(self, **changes: Any) -> "JudgeSettings":
+        """The same judge with some config keys changed, validated again."""
+        return type(self).from_dict({**self.source, **changes})
 
     @classmethod
     def from_dict(cls, spec: Mapping[str, Any]) -> "JudgeSettings":
@@ -255,6 +263,16 @@ LOGPROB_PARAMS: tuple[str, ...] = next(f.metadata["sends"] for f in _REQUEST_FIE
 # extra_body's fields are named as judges.<name>.extra_body.<field>)
 PARAM_KEYS: dict[str, str] = {param: f.name for f in _REQUEST_FIELDS if f.name != "extra_body"
                               for param in f.metadata["sends"] or (f.name,)}
+
+
+def _values(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """Every field's value (but ``source``) of the settings dict ``spec``."""
+    values = {f.name: f.default_factory() if f.default is MISSING else f.default
+              for f in fields(JudgeSettings) if f.name in _KEYS}
+    values.update(_typed(JudgeSettings, {k: spec[k] for k in _KEYS if k in spec}))
+    values["batch"] = BatchSettings(**_typed(BatchSettings, spec["batch"]))
+    values["server"] = ServerSettings(**_typed(ServerSettings, spec["server"])) if spec["embedded"] else None
+    return {"name": spec["name"], **values}
 
 
 def _config_default(f) -> Any:
