@@ -45,14 +45,14 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 from sumjudge.judge.run import judge_dataset  # noqa: E402
-from sumjudge.judge.spec import judge_spec  # noqa: E402
+from sumjudge.judge.spec import JudgeSettings, judge_spec  # noqa: E402
 from judge_throughput import summeval_units  # noqa: E402  (the same units as the throughput benchmark)
 
 TEMPLATE = REPO / "prompts/likert_summeval.txt"
 DIMS = ["coherence", "consistency", "fluency", "relevance"]
 
 
-def mode_spec(settings: dict, mode: str) -> dict:
+def mode_spec(settings: dict, mode: str) -> JudgeSettings:
     s = copy.deepcopy(settings)
     if mode == "integer":
         s["top_logprobs"] = None

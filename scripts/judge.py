@@ -15,6 +15,7 @@ from sumjudge.judge.client import FatalJudgeError  # noqa: E402
 from sumjudge.judge.embedded import EmbeddedError  # noqa: E402
 from sumjudge.judge.prompts import TemplateError, load_template  # noqa: E402
 from sumjudge.judge.run import judge_dataset, retryable_errors  # noqa: E402
+from sumjudge.judge.spec import JudgeSettings  # noqa: E402
 
 log = _log.setup(snakemake)
 for noisy in ("httpx", "httpx2", "openai"):  # one line per request otherwise
@@ -22,13 +23,14 @@ for noisy in ("httpx", "httpx2", "openai"):  # one line per request otherwise
 
 wc = snakemake.wildcards
 p = snakemake.params
-spec = dict(p.spec)
+spec = dict(p.spec)  # the settings dict, written into the table's metadata as it is
+settings = JudgeSettings.from_dict(spec)
 server_log = str(Path(snakemake.log[0]).with_suffix(".server.log"))
 try:
     template = load_template(snakemake.input.prompt)
     df = pd.read_parquet(snakemake.input.data)
     dataset = datasets.get(wc.dataset, snakemake.config)  # a user's dataset: its spec from custom_datasets
-    table, usage = judge_dataset(df, dataset, wc.variant, template, spec, cache_dir=p.cache_dir,
+    table, usage = judge_dataset(df, dataset, wc.variant, template, settings, cache_dir=p.cache_dir,
                                  model_dir=p.model_dir, order=p.order, server_log=server_log,
                                  progress=p.progress)
 except (FatalJudgeError, EmbeddedError, TemplateError) as err:
@@ -40,13 +42,13 @@ if len(failed) and not p.allow_api_errors:
     log.error("%s/%s/%s: %d of %d requests still failed after %s retries (%s). The %d replies received "
               "are cached: run again to retry only the failed ones, or set judge.allow_api_errors: true "
               "to keep them as status api_error.", wc.judge, wc.dataset, wc.variant, len(failed), len(table),
-              spec["max_retries"], ", ".join(f"{k}: {v}" for k, v in failed["error_kind"].value_counts().items()),
+              settings.max_retries, ", ".join(f"{k}: {v}" for k, v in failed["error_kind"].value_counts().items()),
               int((table["status"] != "api_error").sum()))
     sys.exit(1)
 
 write_parquet(table, snakemake.output.table, {
     "stage": "judge", "judge": wc.judge, "dataset": wc.dataset, "variant": wc.variant,
-    "model": spec["model"], "spec": spec,  # holds env var names, never a key
+    "model": settings.model, "spec": spec,  # holds env var names, never a key
     "prompt_file": Path(template.path).name,
     "prompt_sha256": template.sha256, "order": p.order,
     "cache_dir": str(p.cache_dir),  # the table stage checks every request_key against it

@@ -92,7 +92,7 @@ def test_embedded_judge_end_to_end(spec, tmp_path, monkeypatch):
         assert usage["requests_sent"] == len(df)
         assert set(table["status"]) <= {"ok", "invalid"}, table[["status", "error"]]
         assert table["reply"].str.len().gt(0).all()
-        assert (table["model"] == spec["model"]).all()
+        assert (table["model"] == spec.model).all()
     assert len(urls) == 3 and all(u.startswith("http://127.0.0.1:") for u in urls)
     # the server is gone once the rule is done
     port = int(urls[-1].rsplit(":", 1)[1].split("/")[0])

@@ -19,8 +19,7 @@ from sumjudge.judge.client import FatalJudgeError
 from sumjudge.judge.embedded import EMBEDDED_MODELS, EmbeddedError
 from sumjudge.judge.prompts import load_template
 from sumjudge.judge.run import judge_dataset, plan_requests
-from sumjudge.judge.spec import (JudgeConfigError, judge_spec, normalise_base_url,
-                                 server_identity)
+from sumjudge.judge.spec import JudgeConfigError, judge_spec, normalise_base_url
 from support.fake_openai import FakeOpenAIServer
 
 pytestmark = pytest.mark.system("rouge-perl")  # tests/_system.py NEEDS
@@ -56,7 +55,7 @@ def fill(cache_dir, df, spec, reply="Consistency: 4\nRelevance: 3\nFluency: 5\nC
         ident = p.request.identity if key_fn is None else key_fn(p.request.identity)
         key = request_key(ident)
         completion = {"choices": [{"message": {"content": reply}, "finish_reason": "stop"}],
-                      "usage": {"prompt_tokens": 100, "completion_tokens": 10}, "model": spec["model"]}
+                      "usage": {"prompt_tokens": 100, "completion_tokens": 10}, "model": spec.model}
         cache.put(key, make_entry(key, ident, completion, 0.1))
     return cache
 
@@ -72,19 +71,19 @@ def test_normalised_base_url():
 
 
 def test_remote_identity_is_the_normalised_url_or_the_configured_name():
-    a = server_identity(remote("http://LOCALHOST:8080/v1/"))
-    assert a == server_identity(remote("http://127.0.0.1:8080/v1")) == {"api": "http://localhost:8080/v1"}
-    proxy = server_identity(remote("https://proxy.example.org/openai/v1", cache_identity="https://api.openai.com/v1"))
-    assert proxy == server_identity(remote("https://api.openai.com/v1"))
+    a = remote("http://LOCALHOST:8080/v1/").server_identity()
+    assert a == remote("http://127.0.0.1:8080/v1").server_identity() == {"api": "http://localhost:8080/v1"}
+    proxy = remote("https://proxy.example.org/openai/v1", cache_identity="https://api.openai.com/v1").server_identity()
+    assert proxy == remote("https://api.openai.com/v1").server_identity()
     with pytest.raises(JudgeConfigError, match="cache_identity: only for remote"):
         embedded(cache_identity="x")
 
 
 def test_embedded_identity_names_the_model_not_the_installation():
-    ident = server_identity(embedded())
+    ident = embedded().server_identity()
     assert ident == {"gguf_sha256": EMBEDDED_MODELS[EMBEDDED].sha256, "chat_format": None}
     assert "llama" not in json.dumps(ident)
-    assert server_identity(embedded(server={"chat_format": "chatml"}))["chat_format"] == "chatml"
+    assert embedded(server={"chat_format": "chatml"}).server_identity()["chat_format"] == "chatml"
 
 
 # ---------------------------------------------------------------- keyless, engine-less
@@ -288,7 +287,7 @@ def test_credentials_in_settings_are_config_errors(settings, key):
 def test_harmless_names_are_allowed():
     spec = judge_spec("j", {"model": "m", "base_url": "https://api.example.org/v1?api-version=2024-06-01",
                             "extra_body": {"max_completion_tokens": 5, "repeat_penalty": 1.0, "top_k": 1}})
-    assert spec["extra_body"]["max_completion_tokens"] == 5
+    assert spec.extra_body["max_completion_tokens"] == 5
 
 
 def test_secrets_reach_nothing_under_results(tmp_path, mirror):

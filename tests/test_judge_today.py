@@ -17,7 +17,7 @@ from sumjudge.judge.batch import BatchPending
 from sumjudge.judge.cache import ResponseCache, request_key
 from sumjudge.judge.client import FatalJudgeError, parse_duration, retry_after_headers
 from sumjudge.judge.run import judge_dataset, retryable_errors
-from sumjudge.judge.spec import JudgeConfigError, cost_usd, judge_spec, request_params
+from sumjudge.judge.spec import JudgeConfigError, judge_spec
 from support.fake_openai import FakeOpenAIServer
 
 REPO = Path(__file__).resolve().parents[1]
@@ -54,21 +54,21 @@ def run(df, s, cache_dir, **kw):
 def test_a_default_judge_sends_the_fields_and_keys_it_sent_before():
     s = judge_spec("paper", {"model": "gpt-x", "base_url": "https://api.example/v1"})
     # exactly what the request layer sent before issue 8: old caches still hit
-    assert request_params(s, 0) == {"model": "gpt-x", "temperature": 0.0, "max_tokens": 256, "seed": 0}
-    assert request_params(s, 2)["seed"] == 2
+    assert s.request_params(0) == {"model": "gpt-x", "temperature": 0.0, "max_tokens": 256, "seed": 0}
+    assert s.request_params(2)["seed"] == 2
     identity = {"server": {"base_url": "https://api.example/v1"}, "messages": [{"role": "user", "content": "x"}],
-                "params": request_params(s, 0), "sample": 0}
+                "params": s.request_params(0), "sample": 0}
     legacy = dict(identity, params={"model": "gpt-x", "temperature": 0.0, "max_tokens": 256, "seed": 0})
     assert request_key(identity) == request_key(legacy)
 
 
 def test_reasoning_fields_are_sent_and_keyed():
     s = judge_spec("o", {"model": "o-fake", "base_url": "http://x/v1", **REASONING})
-    p = request_params(s, 0)
+    p = s.request_params(0)
     assert p == {"model": "o-fake", "max_completion_tokens": 2000, "reasoning_effort": "low", "seed": 0}
     s2 = judge_spec("o", {"model": "o-fake", "base_url": "http://x/v1", **dict(REASONING, reasoning_effort="high")})
     ident = lambda q: {"server": {}, "messages": [], "params": q, "sample": 0}  # noqa: E731
-    assert request_key(ident(p)) != request_key(ident(request_params(s2, 0)))
+    assert request_key(ident(p)) != request_key(ident(s2.request_params(0)))
 
 
 def test_both_token_limits_is_a_config_error_naming_both_keys():
@@ -82,17 +82,17 @@ def test_cost_is_unknown_without_a_price_and_known_zero_for_embedded():
     usage = {"prompt_tokens": 1000, "completion_tokens": 100,
              "prompt_tokens_details": {"cached_tokens": 400}, "completion_tokens_details": {"reasoning_tokens": 60}}
     remote = judge_spec("r", {"model": "m", "base_url": "http://x/v1"})
-    assert cost_usd(remote, usage) is None
+    assert remote.cost(usage) is None
     emb = judge_spec("e", {"model": "m", "embedded": "qwen2.5-coder-0.5b-instruct"})
-    assert cost_usd(emb, usage) == 0.0
+    assert emb.cost(usage) == 0.0
     priced = judge_spec("p", {"model": "m", "base_url": "http://x/v1", "price_input_per_1k": 0.01,
                               "price_cached_input_per_1k": 0.0025, "price_output_per_1k": 0.04})
     live = (600 * 0.01 + 400 * 0.0025 + 100 * 0.04) / 1000  # reasoning tokens are in completion_tokens
-    assert cost_usd(priced, usage) == pytest.approx(live)
-    assert cost_usd(priced, usage, "batch") == pytest.approx(live * 0.5)
+    assert priced.cost(usage) == pytest.approx(live)
+    assert priced.cost(usage, "batch") == pytest.approx(live * 0.5)
     no_cached_price = judge_spec("q", {"model": "m", "base_url": "http://x/v1", "price_input_per_1k": 0.01,
                                        "price_output_per_1k": 0.04})
-    assert cost_usd(no_cached_price, usage) == pytest.approx((1000 * 0.01 + 100 * 0.04) / 1000)
+    assert no_cached_price.cost(usage) == pytest.approx((1000 * 0.01 + 100 * 0.04) / 1000)
 
 
 # ---------------------------------------------------------------- judge-wide errors

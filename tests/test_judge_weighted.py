@@ -164,18 +164,17 @@ def test_only_likert_requests_ask_for_logprobs():
     pair = plan_requests(pairs, "tldr", load_template(REPO / "prompts/pairwise_tldr.txt"), spec)[0]
     assert "logprobs" not in pair.request.params and pair.label_key is None
     # so a pairwise request keeps the key it had without top_logprobs
-    no_lp = plan_requests(pairs, "tldr", load_template(REPO / "prompts/pairwise_tldr.txt"), remote(spec["base_url"]))
+    no_lp = plan_requests(pairs, "tldr", load_template(REPO / "prompts/pairwise_tldr.txt"), remote(spec.base_url))
     assert pair.request.key == no_lp[0].request.key
 
 
 def test_embedded_judges_weight_by_default_and_null_turns_it_off():
     base = {"embedded": "qwen2.5-coder-1.5b-instruct", "model": "q"}
-    assert judge_spec("e", base)["top_logprobs"] == EMBEDDED_TOP_LOGPROBS
-    assert judge_spec("e", {**base, "top_logprobs": None})["top_logprobs"] is None
-    assert judge_spec("e", {**base, "top_logprobs": 3})["server"]["logits_all"] is False  # not needed
-    assert judge_spec("r", {"model": "m", "base_url": "http://x/v1"})["top_logprobs"] is None  # API: opt in
-    from sumjudge.judge.spec import request_params
-    assert "logprobs" not in request_params(judge_spec("e", {**base, "top_logprobs": None}), 0)
+    assert judge_spec("e", base).top_logprobs == EMBEDDED_TOP_LOGPROBS
+    assert judge_spec("e", {**base, "top_logprobs": None}).top_logprobs is None
+    assert judge_spec("e", {**base, "top_logprobs": 3}).server.logits_all is False  # not needed
+    assert judge_spec("r", {"model": "m", "base_url": "http://x/v1"}).top_logprobs is None  # API: opt in
+    assert "logprobs" not in judge_spec("e", {**base, "top_logprobs": None}).request_params(0)
 
 
 def test_top_logprobs_step_matches_a_full_sort():

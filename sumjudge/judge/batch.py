@@ -51,7 +51,7 @@ from .cache import ResponseCache, make_entry
 from .client import (FATAL, PER_UNIT, TRANSIENT, FatalJudgeError, Request, RequestLayer, Result, Stats,
                      classify, classify_status, error_fields, invalid_request_message, request_body, scrub,
                      split_cached, _completion_dict, _error_text)
-from .spec import cost_usd
+from .spec import JudgeSettings
 
 log = logging.getLogger(__name__)
 
@@ -109,17 +109,17 @@ class BatchRunner:
     """Same interface as :class:`~sumjudge.judge.client.RequestLayer`: ``run(requests)``
     returns one :class:`Result` per request; ``stats`` says what this run did."""
 
-    def __init__(self, spec: dict[str, Any], base_url: str, api_key: str, cache: ResponseCache,
+    def __init__(self, spec: JudgeSettings, base_url: str, api_key: str, cache: ResponseCache,
                  on_result: Callable[[Result, Stats], None] | None = None, label: str = "",
                  progress: bool = True, sleep: Callable[[float], Any] = time.sleep,
                  journal_dir: str | os.PathLike | None = None):
         self.spec = spec
-        self.cfg = spec["batch"]
+        self.cfg = spec.batch
         self.base_url = base_url.rstrip("/")
         self._api_key = api_key
         self.cache = cache
         self.on_result = on_result
-        self.label = label or spec["name"]
+        self.label = label or spec.name
         self.progress = progress
         self._sleep = sleep
         self.stats = Stats()
@@ -134,7 +134,7 @@ class BatchRunner:
         results, todo, duplicates = split_cached(requests, self.cache, self.stats, self._notify)
         if todo:
             client = openai.OpenAI(base_url=self.base_url, api_key=self._api_key,
-                                   max_retries=int(self.spec["max_retries"]), timeout=float(self.spec["timeout_s"]))
+                                   max_retries=self.spec.max_retries, timeout=self.spec.timeout_s)
             try:
                 results.update(self._batches(client, todo))
             finally:
@@ -150,7 +150,7 @@ class BatchRunner:
         pending = dict(todo)
         attempts: dict[str, int] = {k: 0 for k in todo}
         last_error: dict[str, tuple[str, str]] = {}
-        max_rounds = int(self.spec["max_retries"]) + 1
+        max_rounds = self.spec.max_retries + 1
         while pending:
             active = []
             for rec in self.journal.records(self.base_url):
@@ -165,7 +165,7 @@ class BatchRunner:
             new = [req for k, req in pending.items() if k not in covered]
             for chunk in self._chunks(new):
                 active.append(self._submit(client, self._upload(client, chunk)))
-            if not self.cfg["wait"]:
+            if not self.cfg.wait:
                 batches = {rec["chunk_id"]: client.batches.retrieve(rec["batch_id"]) for rec in active}
                 running = [b for b in batches.values() if b.status not in FINAL]
                 if running:
@@ -198,7 +198,7 @@ class BatchRunner:
                 leftovers |= left
             if fatal is not None:
                 raise fatal
-            if leftovers and self.cfg["fallback"] == "live":
+            if leftovers and self.cfg.fallback == "live":
                 reqs = [pending[k] for k in sorted(leftovers) if k in pending]
                 log.info("%s: %d requests left over by expired/cancelled batches go live (batch.fallback: live)",
                          self.label, len(reqs))
@@ -216,8 +216,8 @@ class BatchRunner:
         for req in reqs:
             line = (json.dumps({"custom_id": req.key, "method": "POST", "url": ENDPOINT,
                                 "body": request_body(req)}, ensure_ascii=False) + "\n").encode()
-            if not chunks or len(chunks[-1]) >= int(self.cfg["max_requests"]) or \
-                    size + len(line) > int(self.cfg["max_bytes"]):
+            if not chunks or len(chunks[-1]) >= self.cfg.max_requests or \
+                    size + len(line) > self.cfg.max_bytes:
                 chunks.append([])
                 size = 0
             chunks[-1].append((req, line))
@@ -228,7 +228,7 @@ class BatchRunner:
         """The chunk's record; its input file uploaded unless a batch for the same chunk
         exists already (found through batches.list(): the journal itself was lost)."""
         keys = [req.key for req, _ in chunk]
-        rec = {"chunk_id": chunk_id(self.base_url, keys), "judge": self.spec["name"], "base_url": self.base_url,
+        rec = {"chunk_id": chunk_id(self.base_url, keys), "judge": self.spec.name, "base_url": self.base_url,
                "keys": keys, "state": "new", "input_file_id": None, "batch_id": None}
         if self._find(client, rec["chunk_id"]) is not None:
             return rec
@@ -262,8 +262,8 @@ class BatchRunner:
             self.journal.write(rec)
             return rec
         batch = self._call(client.batches.create, input_file_id=rec["input_file_id"], endpoint=ENDPOINT,
-                           completion_window=self.cfg["window"],
-                           metadata={"sumjudge_chunk": rec["chunk_id"], "sumjudge_judge": self.spec["name"]})
+                           completion_window=self.cfg.window,
+                           metadata={"sumjudge_chunk": rec["chunk_id"], "sumjudge_judge": self.spec.name})
         rec = dict(rec, state="submitted", batch_id=batch.id)
         self.journal.write(rec)  # right after batches.create
         self.stats.batches_submitted += 1
@@ -303,7 +303,7 @@ class BatchRunner:
                     last_log = time.monotonic()
                 if len(done) == len(active):
                     return done
-                self._sleep(float(self.cfg["poll_s"]))
+                self._sleep(self.cfg.poll_s)
         finally:
             if bar is not None:
                 bar.close()
@@ -320,19 +320,19 @@ class BatchRunner:
                       "code": getattr(first, "code", None)}
             detail = "; ".join(f"line {e.line}: {e.code}: {e.message}" for e in errs[:5]) or "no details"
             if any(getattr(e, "code", None) == "token_limit_exceeded" for e in errs):
-                name = self.spec["name"]
+                name = self.spec.name
                 raise FatalJudgeError("batch_token_limit", (
                     f"judge '{name}': batch {batch.id} was refused at {self.base_url}: the enqueued-token limit "
-                    f"for model {self.spec['model']!r} is reached ({detail}). OpenAI counts the input tokens of "
+                    f"for model {self.spec.model!r} is reached ({detail}). OpenAI counts the input tokens of "
                     "all of your organisation's batches in flight for that model against this limit, per usage "
                     "tier. Nothing was billed and every reply already collected is cached: run the same "
                     "command again once batches in flight have finished, lower "
                     f"judges.{name}.batch.max_requests so each batch holds fewer tokens, or set "
                     f"judges.{name}.mode: live"))
             if fields["param"] in ("body", None) or not fields["message"]:
-                raise FatalJudgeError("batch_failed", f"judge '{self.spec['name']}': batch {batch.id} failed "
-                                      f"validation at {self.base_url} ({detail}); check judges.{self.spec['name']}"
-                                      f".model and the request settings, or set judges.{self.spec['name']}.mode: live")
+                raise FatalJudgeError("batch_failed", f"judge '{self.spec.name}': batch {batch.id} failed "
+                                      f"validation at {self.base_url} ({detail}); check judges.{self.spec.name}"
+                                      f".model and the request settings, or set judges.{self.spec.name}.mode: live")
             raise FatalJudgeError("invalid_request", invalid_request_message(self.spec, fields, self.base_url, True))
         keys = set(rec["keys"])
         got: dict[str, Result] = {}
@@ -355,7 +355,7 @@ class BatchRunner:
                     continue
                 req = pending[key]
                 entry = make_entry(key, req.identity, data, latency, via="batch", batch_id=batch.id,
-                                   cost_usd=cost_usd(self.spec, data.get("usage"), "batch"))
+                                   cost_usd=self.spec.cost(data.get("usage"), "batch"))
                 self.cache.put(key, entry)
                 self.stats.add_reply(entry)
                 got[key] = Result(key, entry, attempts=1)
@@ -405,15 +405,15 @@ class BatchRunner:
                                                                     self.base_url, True)) from None
             if kind in FATAL:
                 raise FatalJudgeError(kind, self._live._fatal_message(kind, message)) from None
-            raise FatalJudgeError(kind, f"judge '{self.spec['name']}': the Batch API at {self.base_url} failed "
+            raise FatalJudgeError(kind, f"judge '{self.spec.name}': the Batch API at {self.base_url} failed "
                                         f"({kind}): {message}. Submitted batches are in the journal under "
                                         f"{self.journal.root}: run again to resume") from None
 
     def _pending_message(self, running: list[Any]) -> str:
         lines = ", ".join(f"{b.id} ({b.status}, {b.request_counts.completed if b.request_counts else 0}/"
                           f"{b.request_counts.total if b.request_counts else '?'} done)" for b in running)
-        return (f"judge '{self.spec['name']}' ({self.label}): {len(running)} batch(es) in flight: {lines}. "
-                f"judges.{self.spec['name']}.batch.wait is false, so this rule stops without outputs. Run the same "
+        return (f"judge '{self.spec.name}' ({self.label}): {len(running)} batch(es) in flight: {lines}. "
+                f"judges.{self.spec.name}.batch.wait is false, so this rule stops without outputs. Run the same "
                 f"snakemake command again later: it collects finished batches from the journal under "
                 f"{self.journal.root} and submits nothing twice.")
 

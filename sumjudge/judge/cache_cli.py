@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .cache import QUARANTINE, ResponseCache, copy_entry, read_entry
+from .spec import JudgeConfigError, JudgeSettings, judge_spec
 
 DEFAULT_CACHE_DIR = "results/cache/judge"
 
@@ -51,14 +52,20 @@ def table_keys(results: str | Path, judge: str | None = None) -> dict[str, set[s
     return dict(out)
 
 
-def _judge_prices(configfile: str | Path) -> dict[str, tuple[float, float]]:
+def _judge_settings(configfile: str | Path) -> dict[str, JudgeSettings]:
+    """The judges of ``configfile`` whose settings are valid (a broken one has no price here)."""
     path = Path(configfile)
     if not path.is_file():
         return {}
     import yaml
     cfg = yaml.safe_load(path.read_text()) or {}
-    return {n: (float((s or {}).get("price_input_per_1k") or 0), float((s or {}).get("price_output_per_1k") or 0))
-            for n, s in (cfg.get("judges") or {}).items()}
+    out = {}
+    for name, settings in (cfg.get("judges") or {}).items():
+        try:
+            out[name] = judge_spec(str(name), settings)
+        except JudgeConfigError:
+            continue
+    return out
 
 
 def stats(cache_dir: str, results: str, configfile: str) -> list[dict[str, Any]]:
@@ -66,7 +73,7 @@ def stats(cache_dir: str, results: str, configfile: str) -> list[dict[str, Any]]
     for name, keys in table_keys(results).items():
         for k in keys:
             owner.setdefault(k, name)
-    prices = _judge_prices(configfile)
+    judges = _judge_settings(configfile)
     rows: dict[tuple, dict[str, Any]] = {}
     for path in ResponseCache(cache_dir).files():
         entry, why = read_entry(path)
@@ -86,8 +93,8 @@ def stats(cache_dir: str, results: str, configfile: str) -> list[dict[str, Any]]
         row["completion_tokens"] += ct
         if entry is not None and isinstance(entry.get("cost_usd"), (int, float)):
             row["cost_usd"] += float(entry["cost_usd"])
-        elif judge in prices:
-            row["cost_usd"] += pt / 1000 * prices[judge][0] + ct / 1000 * prices[judge][1]
+        elif judge in judges:  # written before entries stored their cost: today's prices
+            row["cost_usd"] += judges[judge].cost(usage, entry.get("via") or "live") or 0.0
     return sorted(rows.values(), key=lambda r: (r["model"], r["judge"], r["via"]))
 
 

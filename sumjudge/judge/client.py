@@ -38,19 +38,13 @@ from typing import Any, Callable
 import openai
 
 from .cache import ResponseCache, make_entry
-from .spec import cost_usd, usage_tokens
+from .spec import PARAM_KEYS, JudgeSettings, usage_tokens
 
 log = logging.getLogger(__name__)
 
 TRANSIENT = {"rate_limit", "server_error", "timeout", "connection", "malformed_response"}
 PER_UNIT = {"context_length", "bad_request", "content_filter"}
 FATAL = {"auth", "permission", "quota", "unknown_model", "server_died", "invalid_request"}
-
-# request field -> the judges.<name> config key that sets it
-PARAM_KEYS = {"temperature": "temperature", "max_tokens": "max_tokens",
-              "max_completion_tokens": "max_completion_tokens", "reasoning_effort": "reasoning_effort",
-              "top_p": "top_p", "seed": "seed", "logprobs": "top_logprobs", "top_logprobs": "top_logprobs",
-              "model": "model"}
 
 
 class FatalJudgeError(RuntimeError):
@@ -308,16 +302,16 @@ def request_body(req: "Request") -> dict[str, Any]:
     return {"messages": req.messages, **params, **extra}
 
 
-def invalid_request_message(spec: dict[str, Any], fields: dict[str, Any], base_url: str, first: bool) -> str:
+def invalid_request_message(spec: JudgeSettings, fields: dict[str, Any], base_url: str, first: bool) -> str:
     """One message naming the judge, the request field and the config key that sets it."""
-    name = spec["name"]
+    name = spec.name
     text = fields.get("message") or ""
     param = fields.get("param")
     if not param:
         m = re.search(r"'([a-z_]+)'", text)
         param = m.group(1) if m else None
     said = f"(judge '{name}'; the server at {base_url} said: {text})"
-    extra = spec.get("extra_body") or {}
+    extra = spec.extra_body or {}
     if param in extra:
         return (f"judges.{name}.extra_body.{param}: this model accepts no {param}; remove it from "
                 f"judges.{name}.extra_body {said}")
@@ -331,7 +325,7 @@ def invalid_request_message(spec: dict[str, Any], fields: dict[str, Any], base_u
                 f"weighted Likert score; set judges.{name}.top_logprobs to null (the integer scores only) {said}")
     if param in PARAM_KEYS:
         key = PARAM_KEYS[param]
-        return (f"judges.{name}.{key}: this model does not accept {param}={spec.get(key)!r}; set "
+        return (f"judges.{name}.{key}: this model does not accept {param}={getattr(spec, key)!r}; set "
                 f"judges.{name}.{key} to null or to a value it accepts {said}")
     where = "the first request" if first else "a request"
     return (f"judges.{name}: the server rejected {where} as invalid for every unit (field: {param or 'not named'}); "
@@ -403,7 +397,7 @@ def split_cached(requests: list[Request], cache: ResponseCache, stats: Stats,
 class RequestLayer:
     """Send :class:`Request` s for one judge; return one :class:`Result` per request."""
 
-    def __init__(self, spec: dict[str, Any], base_url: str, api_key: str, cache: ResponseCache,
+    def __init__(self, spec: JudgeSettings, base_url: str, api_key: str, cache: ResponseCache,
                  on_result: Callable[[Result, Stats], None] | None = None,
                  sleep: Callable[[float], Any] = asyncio.sleep,
                  health: Callable[[], str | None] | None = None):
@@ -415,7 +409,7 @@ class RequestLayer:
         self.stats = Stats()
         self._sleep = sleep
         self._health = health  # a local server: says why it died, so we stop instead of retrying
-        self.pacer = Pacer(spec.get("requests_per_minute"), spec.get("tokens_per_minute"))
+        self.pacer = Pacer(spec.requests_per_minute, spec.tokens_per_minute)
 
     # -- public
 
@@ -427,11 +421,11 @@ class RequestLayer:
         todo = list(queued.values())
         if todo:
             client = openai.AsyncOpenAI(base_url=self.base_url, api_key=self._api_key, max_retries=0,
-                                        timeout=float(self.spec["timeout_s"]))
+                                        timeout=self.spec.timeout_s)
             try:
                 # the first request alone: a bad key or a retired model costs one request
                 results[todo[0].key] = await self._one(client, todo[0], asyncio.Semaphore(1), first=True)
-                sem = asyncio.Semaphore(int(self.spec["max_concurrency"]))
+                sem = asyncio.Semaphore(self.spec.max_concurrency)
                 tasks = [asyncio.ensure_future(self._one(client, r, sem)) for r in todo[1:]]
                 try:
                     for r, result in zip(todo[1:], await asyncio.gather(*tasks)):
@@ -452,7 +446,7 @@ class RequestLayer:
     async def _one(self, client: openai.AsyncOpenAI, req: Request, sem: asyncio.Semaphore,
                    first: bool = False) -> Result:
         spec = self.spec
-        max_retries = int(spec["max_retries"])
+        max_retries = spec.max_retries
         kind = message = None
         attempt = 0
         for attempt in range(max_retries + 1):
@@ -482,7 +476,7 @@ class RequestLayer:
                     self.pacer.reconcile(req.est_tokens, 0)
                 else:
                     entry = make_entry(req.key, req.identity, data, time.monotonic() - t0,
-                                       cost_usd=cost_usd(spec, data.get("usage")))
+                                       cost_usd=spec.cost(data.get("usage")))
                     self.cache.put(req.key, entry)
                     self.stats.add_reply(entry)
                     t = usage_tokens(entry.get("usage"))
@@ -497,14 +491,14 @@ class RequestLayer:
             if kind in FATAL:
                 raise FatalJudgeError(kind, self._fatal_message(kind, message))
             if kind in ("connection", "timeout", "server_error") and self._health and (dead := self._health()):
-                raise FatalJudgeError("server_died", f"judge '{spec['name']}': {dead}")
+                raise FatalJudgeError("server_died", f"judge '{spec.name}': {dead}")
             if kind in PER_UNIT or attempt == max_retries:
                 break
             self.stats.retries += 1
-            backoff = min(float(spec["backoff_max_s"]), float(spec["backoff_base_s"]) * 2 ** attempt)
+            backoff = min(spec.backoff_max_s, spec.backoff_base_s * 2 ** attempt)
             delay = backoff * random.uniform(0.5, 1.0)
             if retry_after is not None:
-                delay = min(retry_after, 10 * float(spec["backoff_max_s"]))
+                delay = min(retry_after, 10 * spec.backoff_max_s)
             if kind == "rate_limit":
                 self.pacer.pause(delay)
             log.info("%s (attempt %d/%d), retrying in %.1fs: %s", kind, attempt + 1, max_retries + 1, delay, message)
@@ -515,14 +509,14 @@ class RequestLayer:
         return result
 
     def _fatal_message(self, kind: str, message: str | None) -> str:
-        name, spec = self.spec["name"], self.spec
+        name, spec = self.spec.name, self.spec
         if kind == "unknown_model":
-            return (f"judge '{name}': the server at {self.base_url} does not serve model '{spec['model']}' "
+            return (f"judge '{name}': the server at {self.base_url} does not serve model '{spec.model}' "
                     f"(config key judges.{name}.model). Retired models such as gpt-3.5-turbo-0301 are no "
                     f"longer served: set judges.{name}.model to a model the server lists (or check "
                     f"judges.{name}.base_url). Server said: {message}")
         if kind == "auth":
-            where = f"environment variable {spec['api_key_env']}" if spec.get("api_key_env") else "the key"
+            where = f"environment variable {spec.api_key_env}" if spec.api_key_env else "the key"
             return (f"judge '{name}': the server at {self.base_url} rejected the API key from {where} "
                     f"(config key judges.{name}.api_key_env; a gateway such as LiteLLM's proxy answers 400 "
                     f"for a key it cannot check). Server said: {message}")

@@ -33,7 +33,7 @@ from .prompts import load_template
 from .. import datasets as _ds
 from ..protocols import Protocol
 from .run import estimate_tokens, plan_requests
-from .spec import UNCAPPED_OUTPUT_TOKENS, completion_cap, priced
+from .spec import UNCAPPED_OUTPUT_TOKENS, JudgeSettings
 
 CHAT_OVERHEAD_TOKENS = 7  # per message: role markers and separators
 
@@ -60,14 +60,15 @@ def shared_prefix_tokens(prev: str | None, text: str, tokens: int) -> int:
     return min(estimate_tokens(text[:n]) if n else 0, tokens) // CACHE_BLOCK_TOKENS * CACHE_BLOCK_TOKENS
 
 
-def estimate(tables: dict[str, pd.DataFrame], specs: dict[str, dict[str, Any]],
+def estimate(tables: dict[str, pd.DataFrame], specs: dict[str, JudgeSettings | dict[str, Any]],
              variants: dict[str, list[str]], cache_dir: str, prompt_dir: str = "prompts",
              cached_prefix: bool = False) -> pd.DataFrame:
     cache = ResponseCache(cache_dir)
     rows = []
     ds_specs = {dataset: _ds.get(dataset) for dataset in tables}  # looked up once (built-in names)
     for name, spec in specs.items():
-        cap = completion_cap(spec)
+        spec = JudgeSettings.of(spec)  # a rule's params: the settings dict
+        cap = spec.completion_cap
         cap = UNCAPPED_OUTPUT_TOKENS if cap is None else cap
         for dataset, df in tables.items():
             records = df.to_dict("records")
@@ -75,7 +76,7 @@ def estimate(tables: dict[str, pd.DataFrame], specs: dict[str, dict[str, Any]],
             for variant in variants[dataset]:
                 template = load_template(Path(prompt_dir) / Path(ds.prompt_file(variant)).name)
                 # article order: what the judge sends, and what a prefix cache sees
-                planned = plan_requests(df, ds, template, spec, order="article")
+                planned = plan_requests(df, ds, template, spec, order="article", legacy=cache.legacy)
                 todo = [p for p in planned if p.request.key not in cache]
                 inp = shared = 0
                 prev = None
@@ -88,24 +89,18 @@ def estimate(tables: dict[str, pd.DataFrame], specs: dict[str, dict[str, Any]],
                 out = sum(expected_output_tokens(ds.proto, records[p.row], cap) for p in todo)
                 worst = len(todo) * cap
                 assumes = []
-                row = {"judge": name, "model": spec["model"], "dataset": dataset, "variant": variant,
+                row = {"judge": name, "model": spec.model, "dataset": dataset, "variant": variant,
                        "requests": len(planned), "cached": len(planned) - len(todo),
                        "to_send": len(todo), "input_tokens": inp, "cached_prefix_tokens": shared,
                        "output_tokens_expected": out, "output_tokens_max": worst}
-                if priced(spec):
-                    pin, pout = spec["price_input_per_1k"] / 1000, spec["price_output_per_1k"] / 1000
-                    pcached = pin if spec.get("price_cached_input_per_1k") is None \
-                        else spec["price_cached_input_per_1k"] / 1000
-                    factor = 1.0
-                    if spec.get("mode") == "batch":
-                        factor = float(spec["batch_price_factor"])
-                        assumes.append(f"batch x{factor:g}")
-                    input_cost = inp * pin
+                if spec.priced:
+                    if spec.mode == "batch":
+                        assumes.append(f"batch x{spec.batch_price_factor:g}")
+                    cached = shared if cached_prefix else 0
                     if cached_prefix:
-                        input_cost = (inp - shared) * pin + shared * pcached
                         assumes.append("cached prefixes")
-                    row["cost_usd_expected"] = round((input_cost + out * pout) * factor, 4)
-                    row["cost_usd_max"] = round((input_cost + worst * pout) * factor, 4)
+                    row["cost_usd_expected"] = round(spec.token_cost(inp, out, cached, spec.mode), 4)
+                    row["cost_usd_max"] = round(spec.token_cost(inp, worst, cached, spec.mode), 4)
                 else:
                     row["cost_usd_expected"] = row["cost_usd_max"] = None
                     assumes.append("no price configured: cost unknown")

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
 from .client import FatalJudgeError
 from .embedded import EmbeddedError, engine_version
+from .spec import JudgeSettings
 
 
 def _why_missing(n: int, total: int, quarantined: Sequence[Path]) -> str:
@@ -25,20 +26,20 @@ def _why_missing(n: int, total: int, quarantined: Sequence[Path]) -> str:
     return text
 
 
-def require_sender(spec: dict[str, Any], label: str, n_missing: int, total: int,
+def require_sender(spec: JudgeSettings, label: str, n_missing: int, total: int,
                    quarantined: Sequence[Path] = ()) -> None:
     """Raise a clear error when ``n_missing`` requests must be sent and cannot be."""
     if not n_missing:
         return
-    name = spec["name"]
-    if spec.get("embedded"):
+    name = spec.name
+    if spec.embedded:
         if engine_version() == "not-installed":
             raise EmbeddedError(
                 f"{label}: {_why_missing(n_missing, total, quarantined)}, and sending them needs the embedded "
                 f"judge's engine, but llama-cpp-python is not installed: pip install "
                 f"'llama-cpp-python[server]==0.3.36' (or get the missing replies from whoever shared results/)")
         return
-    env = spec.get("api_key_env")
+    env = spec.api_key_env
     if env and not os.environ.get(env):
         raise FatalJudgeError(
             "auth", f"{label}: {_why_missing(n_missing, total, quarantined)}, and sending them needs the key "

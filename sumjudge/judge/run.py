@@ -18,14 +18,13 @@ from typing import Any, Callable, Iterator
 
 import pandas as pd
 
-from .cache import ResponseCache, remember_legacy, request_key
+from .cache import LegacyKeys, ResponseCache, request_key
 from .client import FatalJudgeError, Request, RequestLayer, Result, Stats
 from .embedded import DUMMY_KEY, EmbeddedError, assemble, engine_version, llama_server
 from .offline import require_sender, with_context
 from .. import datasets as _ds
 from .prompts import Template, check_template, load_template, prompt_hash, unit_fields
-from .spec import UNCAPPED_OUTPUT_TOKENS, completion_cap, cost_usd, label_params, priced, request_params, \
-    server_identity, usage_tokens
+from .spec import UNCAPPED_OUTPUT_TOKENS, JudgeSettings, usage_tokens
 
 log = logging.getLogger(__name__)
 
@@ -71,29 +70,32 @@ class Planned:
     label_identity: dict[str, Any] | None = None
 
 
-def plan_requests(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", template: Template, spec: dict[str, Any],
-                  order: str = "article") -> list[Planned]:
-    """One request per unit and sample, in sending order."""
+def plan_requests(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", template: Template, spec: JudgeSettings,
+                  order: str = "article", legacy: LegacyKeys | None = None) -> list[Planned]:
+    """One request per unit and sample, in sending order; ``legacy`` (a cache's) learns
+    each request's keys of earlier versions, so caches written then are found."""
+    spec = JudgeSettings.of(spec)
     dataset = _ds.get(dataset)
     check_template(template, dataset)
-    server = server_identity(spec)
+    server = spec.server_identity()
     planned = []
     records = df.to_dict("records")
     for row in unit_order(df, dataset, order):
         messages = template.render(unit_fields(dataset, records[row]))
         phash = prompt_hash(messages)
-        cap = completion_cap(spec)
+        cap = spec.completion_cap
         est = sum(estimate_tokens(m["content"]) for m in messages) + (UNCAPPED_OUTPUT_TOKENS if cap is None else cap)
-        for sample in range(int(spec["samples"])):
-            params = request_params(spec, sample)
+        for sample in range(spec.samples):
+            params = spec.request_params(sample)
             if not dataset.proto.uses_logprobs():  # logprobs only where a score is weighted by them
-                params = label_params(params) or params
+                params = spec.label_params(params) or params
             identity = {"server": server, "messages": messages, "params": params, "sample": sample}
-            remember_legacy(request_key(identity), identity, spec)  # caches written before issue 9
-            plain = label_params(params)
+            if legacy is not None:
+                legacy.remember(identity, spec)  # caches written before issue 9
+            plain = spec.label_params(params)
             lident = None if plain is None else {**identity, "params": plain}
-            if lident is not None:
-                remember_legacy(request_key(lident), lident, spec)
+            if lident is not None and legacy is not None:
+                legacy.remember(lident, spec)
             planned.append(Planned(row, sample, Request(request_key(identity), identity, messages, params, est), phash,
                                    None if lident is None else request_key(lident), lident))
     return planned
@@ -103,7 +105,7 @@ class Progress:
     """A progress bar per judge rule: done, cached, failed, tokens and cost so far
     (tqdm on stderr), and a log line every ``every_s`` seconds."""
 
-    def __init__(self, total: int, label: str, spec: dict[str, Any], enabled: bool = True, every_s: float = 30):
+    def __init__(self, total: int, label: str, spec: JudgeSettings, enabled: bool = True, every_s: float = 30):
         self.label, self.spec, self.every_s = label, spec, every_s
         self.last = time.monotonic()
         self.bar = None
@@ -134,42 +136,43 @@ class Progress:
 
 
 @contextlib.contextmanager
-def endpoint(spec: dict[str, Any], model_dir: str | None = None, server_log: str | None = None
+def endpoint(spec: JudgeSettings, model_dir: str | None = None, server_log: str | None = None
              ) -> Iterator[tuple[str, str, Callable[[], str | None] | None]]:
     """(base_url, api_key, health) of a judge; for an embedded judge the server runs
     meanwhile and ``health()`` says why it died, if it did."""
-    if spec["embedded"]:
-        gguf = assemble(spec["embedded"], model_dir)
-        with llama_server(gguf, spec["model"], spec["server"], server_log) as server:
+    if spec.embedded:
+        gguf = assemble(spec.embedded, model_dir)
+        with llama_server(gguf, spec.model, spec.server.to_dict(), server_log) as server:
             yield server.url, DUMMY_KEY, server.failure
         return
-    env = spec.get("api_key_env")
+    env = spec.api_key_env
     if env:
         key = os.environ.get(env)
         if not key:
-            raise FatalJudgeError("auth", f"judge '{spec['name']}': environment variable {env} is not set "
-                                          f"(config key judges.{spec['name']}.api_key_env)")
+            raise FatalJudgeError("auth", f"judge '{spec.name}': environment variable {env} is not set "
+                                          f"(config key judges.{spec.name}.api_key_env)")
     else:
         key = DUMMY_KEY  # a server without authentication
-    yield str(spec["base_url"]).rstrip("/"), key, None
+    yield str(spec.base_url).rstrip("/"), key, None
 
 
 def judge_dataset(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", variant: str, template: Template | str | Path,
-                  spec: dict[str, Any], *, cache_dir: str | Path, model_dir: str | None = None,
+                  spec: JudgeSettings, *, cache_dir: str | Path, model_dir: str | None = None,
                   order: str = "article", server_log: str | None = None,
                   progress: bool = True) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Judge every unit of ``df``; return (per-unit table, usage summary).
 
     ``dataset``: a registry name, or the spec of a user's dataset (sumjudge.datasets)."""
     t0 = time.monotonic()
+    spec = JudgeSettings.of(spec)
     if not isinstance(template, Template):
         template = load_template(template)
     spec_ds = _ds.get(dataset)
     dataset = spec_ds.name
     cache = ResponseCache(cache_dir)
-    planned = plan_requests(df, spec_ds, template, spec, order)
+    planned = plan_requests(df, spec_ds, template, spec, order, cache.legacy)
     requests = [p.request for p in planned]
-    label = f"{spec['name']}/{dataset}/{variant}"
+    label = f"{spec.name}/{dataset}/{variant}"
     bar = Progress(len(requests), label, spec, enabled=progress)
     missing = [r for r in requests if cache.get(r.key) is None]  # verified; damaged entries quarantined
     layer: RequestLayer
@@ -177,11 +180,11 @@ def judge_dataset(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", variant: s
         if missing:
             log.info("%s: %d of %d requests not cached", label, len(missing), len(requests))
             require_sender(spec, label, len(missing), len(requests), cache.quarantined)
-            if spec["embedded"]:
+            if spec.embedded:
                 cache.record = {"engine": f"llama-cpp-python=={engine_version()}"}  # recorded, not in the key
             try:
                 with endpoint(spec, model_dir, server_log) as (url, key, health):
-                    if spec.get("mode") == "batch":
+                    if spec.mode == "batch":
                         from .batch import BatchRunner
                         layer = BatchRunner(spec, url, key, cache, on_result=bar, label=label,
                                             progress=progress)
@@ -217,12 +220,12 @@ def no_content_reason(entry: dict[str, Any]) -> str | None:
     return "no_content"
 
 
-def entry_cost(spec: dict[str, Any], entry: dict[str, Any]) -> float | None:
+def entry_cost(spec: JudgeSettings, entry: dict[str, Any]) -> float | None:
     """What a reply cost when it was made (stored in the entry); entries written
     before costs were stored are priced at today's config (as live replies)."""
     if "cost_usd" in entry:
         return entry["cost_usd"]
-    return cost_usd(spec, entry.get("usage"), entry.get("via") or "live")
+    return spec.cost(entry.get("usage"), entry.get("via") or "live")
 
 
 def label_entries(planned: list[Planned], results: list[Result], cache: ResponseCache) -> dict[str, dict[str, Any]]:
@@ -249,7 +252,7 @@ def label_entries(planned: list[Planned], results: list[Result], cache: Response
 
 
 def build_table(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", planned: list[Planned],
-                results: list[Result], spec: dict[str, Any],
+                results: list[Result], spec: JudgeSettings,
                 label_entries: dict[str, dict[str, Any]] | None = None) -> pd.DataFrame:
     """One row per unit and sample. ``label_entries`` (see :func:`label_entries`): where a
     unit's labels come from when its request asked for logprobs; the logprobs reply
@@ -293,8 +296,8 @@ def build_table(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", planned: lis
             row.update(extra_columns(proto, reply, parsed, entry, logprobs_entry, unit, dims))
         row.update({"cached": res.cached, "attempts": res.attempts, "prompt_hash": p.prompt_hash,
                     "request_key": p.label_key or p.request.key,
-                    "logprobs_key": p.request.key if p.label_key else None, "judge": spec["name"],
-                    "model": (entry or {}).get("model") or spec["model"],
+                    "logprobs_key": p.request.key if p.label_key else None, "judge": spec.name,
+                    "model": (entry or {}).get("model") or spec.model,
                     "system_fingerprint": (entry or {}).get("system_fingerprint"),
                     "created": (entry or {}).get("created"), "latency_s": (entry or {}).get("latency_s")})
         rows.append(row)
@@ -327,15 +330,15 @@ def models_seen(table: pd.DataFrame) -> list[dict[str, Any]]:
     return [{"model": m, "system_fingerprint": fp or None, "count": int(n)} for (m, fp), n in counts.items()]
 
 
-def usage_summary(table: pd.DataFrame, stats: Stats, spec: dict[str, Any], dataset: str, variant: str,
+def usage_summary(table: pd.DataFrame, stats: Stats, spec: JudgeSettings, dataset: str, variant: str,
                   template: Template, wall_s: float) -> dict[str, Any]:
     status = table["status"].value_counts().to_dict()
     reasons = table["invalid_reason"].dropna().str.split(":").str[0].value_counts().to_dict()
     errors = table["error_kind"].dropna().value_counts().to_dict()
     return {
-        "judge": spec["name"], "model": spec["model"], "dataset": dataset, "variant": variant,
+        "judge": spec.name, "model": spec.model, "dataset": dataset, "variant": variant,
         "prompt_file": Path(template.path).name, "prompt_sha256": template.sha256,
-        "n_units": int(table["unit_id"].nunique()), "n_rows": int(len(table)), "samples": int(spec["samples"]),
+        "n_units": int(table["unit_id"].nunique()), "n_rows": int(len(table)), "samples": spec.samples,
         # this run: what was sent and paid now
         "requests_sent": stats.requests_sent, "cache_hits": stats.cache_hits,
         "replies_received": stats.done, "retries": stats.retries,
@@ -351,7 +354,7 @@ def usage_summary(table: pd.DataFrame, stats: Stats, spec: dict[str, Any], datas
         "total_reasoning_tokens": int(table["reasoning_tokens"].sum()),
         "total_cost_usd": (None if table.loc[table["status"] != "api_error", "cost_usd"].isna().any()
                            else round(float(table["cost_usd"].sum()), 6)),
-        "priced": priced(spec),
+        "priced": spec.priced,
         "models_seen": (seen := models_seen(table)),
         "mixed_snapshots": len(seen) > 1,
         "status": {k: int(v) for k, v in status.items()},

@@ -1,82 +1,291 @@
-"""Judge settings: config block ``judges.<name>`` with defaults filled in.
+"""Judge settings: config block ``judges.<name>`` as one frozen, typed object.
 
 A judge is any OpenAI-compatible chat-completions endpoint (``base_url`` and the
 *name* of the environment variable that holds its key), or an embedded model
 (``embedded``) that the workflow serves itself with llama.cpp on 127.0.0.1.
+
+:class:`JudgeSettings` is built and validated once from config
+(:meth:`JudgeSettings.from_config`; :func:`judge_spec`). Its fields are named
+exactly like the config keys and own their defaults; it owns the request fields it
+sends (:meth:`~JudgeSettings.request_params`), its cache identity
+(:meth:`~JudgeSettings.server_identity`) and its cost (:meth:`~JudgeSettings.cost`,
+the one price formula of the estimate, ``usage.json`` and the cache's stats).
+Snakemake passes a judge to its jobs as today's plain dict (:meth:`~JudgeSettings.to_dict`:
+the params Snakemake compares to decide reruns); the scripts and package functions
+turn it back into settings with :meth:`JudgeSettings.of`.
 """
 from __future__ import annotations
 
 import copy
 import re
-from typing import Any
-
-JUDGE_DEFAULTS: dict[str, Any] = {
-    "model": None,               # the model id sent to the server (required)
-    "base_url": None,            # OpenAI-compatible API root, e.g. https://api.openai.com/v1
-    "api_key_env": None,         # name of the environment variable holding the key
-    "embedded": None,            # name of an embedded model (sumjudge.judge.embedded.EMBEDDED_MODELS)
-    "temperature": 0.0,          # paper: 0; null: not sent (reasoning models accept none)
-    "max_tokens": 256,           # paper: 256; null: not sent
-    "max_completion_tokens": None,  # sent instead of max_tokens (reasoning models); not both
-    "reasoning_effort": None,    # e.g. low | medium | high: sent when set
-    "top_p": None,               # null: not sent (server default)
-    "seed": 0,                   # null: not sent; sample k is sent seed + k
-    "samples": 1,                # replies per unit (sample index is part of the cache key)
-    "top_logprobs": None,        # e.g. 5: ask for logprobs, keep G-Eval's weighted Likert score; an
-                                 # embedded judge that does not set it gets EMBEDDED_TOP_LOGPROBS
-    "extra_body": {},            # further request fields, e.g. {repeat_penalty: 1.0} for llama.cpp
-    "price_input_per_1k": None,  # USD per 1K prompt tokens; null: unknown (cost null), 0 for embedded
-    "price_cached_input_per_1k": None,  # USD per 1K cached prompt tokens; null: the input price
-    "price_output_per_1k": None,  # USD per 1K completion tokens (reasoning tokens included)
-    "batch_price_factor": 0.5,   # replies through the Batch API cost this share of the live price
-    "mode": "live",              # live: one request per unit | batch: the Batch API (sumjudge.judge.batch)
-    "batch": {},                 # Batch API settings: see BATCH_DEFAULTS
-    "rate_limit_group": None,    # judges naming the same group share one budget (one job at a time)
-    "max_concurrency": 1,        # requests in flight at once (also the Snakemake resource)
-    "requests_per_minute": None,  # null: no limit
-    "tokens_per_minute": None,   # null: no limit (estimated prompt + max_tokens per request)
-    "timeout_s": 120.0,          # per request
-    "max_retries": 6,            # for 429, 5xx, timeouts, connection errors, malformed bodies
-    "backoff_base_s": 1.0,       # exponential backoff: base * 2^attempt, jittered ...
-    "backoff_max_s": 60.0,       # ... and capped (retry-after is honoured up to 10x this)
-    "server": {},                # embedded only: see EMBEDDED_SERVER_DEFAULTS
-    "cache_identity": None,      # remote only: what names the service in the cache key;
-                                 # null: the normalised base_url (see normalise_base_url)
-}
-
-BATCH_DEFAULTS: dict[str, Any] = {
-    "poll_s": 30,                # seconds between status polls
-    "window": "24h",             # completion_window sent to batches.create
-    "max_requests": 50000,       # per batch (OpenAI's limit)
-    "max_bytes": 200000000,      # per input file (OpenAI's limit: 200 MB)
-    "wait": True,                # true: poll until done; false: submit, report, stop the rule
-    "fallback": "resubmit",      # requests an expired/cancelled batch left over: resubmit | live
-}
+from dataclasses import MISSING, dataclass, field, fields
+from typing import Any, Callable, Mapping
 
 MODES = ("live", "batch")
 FALLBACKS = ("resubmit", "live")
 
-EMBEDDED_SERVER_DEFAULTS: dict[str, Any] = {
-    "n_ctx": 8192,               # context window; SummEval prompts reach ~2.5K tokens
-    "n_threads": 2,
-    "n_batch": 512,
-    "logits_all": False,         # True: llama.cpp's own logprobs (logits of every prompt token, ~2x the
-                                 # time); false answers top_logprobs from the sampled positions only
-    "extra_buffers": False,      # llama.cpp weight repacking (AMX/...): crashes with SIGILL on
-                                 # VMs that announce AMX but do not enable it
-    "chat_format": None,         # null: the chat template stored in the GGUF
-    "startup_timeout_s": 180.0,
-}
-
 # top_logprobs of an embedded judge that does not set the key (null: none, the integer
 # scores only). Cheap there (sumjudge.judge.llama_server): the weighted score by default.
 EMBEDDED_TOP_LOGPROBS = 10
+
+# completion tokens assumed for pacing when a judge sets no cap (neither max_tokens nor
+# max_completion_tokens): what a reasoning model typically spends on a short answer
+UNCAPPED_OUTPUT_TOKENS = 1024
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
 class JudgeConfigError(ValueError):
     """A judge's settings cannot work."""
+
+
+# A request field: (value, sample index) -> the fields it adds to the request (sent only
+# when the value is not null). ``send=True``: the value as is, under the key's own name.
+Send = Callable[[Any, int], "dict[str, Any]"]
+
+
+def _setting(default: Any = None, *, factory: Callable[[], Any] | None = None, send: bool | Send = False,
+             sends: tuple[str, ...] = (), config: Any = MISSING, optional: bool = False) -> Any:
+    """A config key (the field's name): its default (``factory()`` for a mutable one);
+    ``send``: a request field (so part of the cache key), see :data:`Send`; ``sends``: the
+    request fields a ``send`` function writes, when not the key's own name (an error the
+    server gives about one of them names this key); ``config``: the default as config
+    writes it where the field holds an object (``batch: {}``); ``optional``: in the
+    settings dict only when set (a new key that changes no existing judge's dict)."""
+    meta = {"send": send, "sends": sends, "optional": optional, "config": config}
+    if factory is not None:
+        return field(default_factory=factory, metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+_NUMBER = {"int": int, "int | None": int, "float": float, "float | None": float}
+
+
+def _typed(cls: type, values: Mapping[str, Any]) -> dict[str, Any]:
+    """``values`` of ``cls``'s fields, numbers made the field's type, except a request
+    field's float: ``temperature: 0`` is sent, and keyed, as the integer config gives."""
+    out = dict(values)
+    for f in fields(cls):
+        kind = _NUMBER.get(f.type)
+        if f.name in out and out[f.name] is not None and kind is not None and \
+                not (kind is float and f.metadata.get("send")):
+            out[f.name] = kind(out[f.name])
+    return out
+
+
+@dataclass(frozen=True)
+class BatchSettings:
+    """``judges.<name>.batch``: the Batch API (sumjudge.judge.batch)."""
+    poll_s: float = 30                # seconds between status polls
+    window: str = "24h"               # completion_window sent to batches.create
+    max_requests: int = 50000         # per batch (OpenAI's limit)
+    max_bytes: int = 200000000        # per input file (OpenAI's limit: 200 MB)
+    wait: bool = True                 # true: poll until done; false: submit, report, stop the rule
+    fallback: str = "resubmit"        # requests an expired/cancelled batch left over: resubmit | live
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """``judges.<name>.server``: the llama.cpp server of an embedded judge."""
+    n_ctx: int = 8192                 # context window; SummEval prompts reach ~2.5K tokens
+    n_threads: int = 2
+    n_batch: int = 512
+    logits_all: bool = False          # True: llama.cpp's own logprobs (logits of every prompt token, ~2x the
+                                      # time); false answers top_logprobs from the sampled positions only
+    extra_buffers: bool = False       # llama.cpp weight repacking (AMX/...): crashes with SIGILL on
+                                      # VMs that announce AMX but do not enable it
+    chat_format: str | None = None    # null: the chat template stored in the GGUF
+    startup_timeout_s: float = 180.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True, kw_only=True)
+class JudgeSettings:
+    """One judge (config ``judges.<name>``), validated; every field is the config key of its name.
+
+    Request fields (``send``) go into every request in field order and so into its
+    cache key: adding one is one field here (plus its schema line and a test)."""
+    name: str
+    model: str | None = _setting(send=True)  # the model id sent to the server (required)
+    base_url: str | None = _setting()         # OpenAI-compatible API root, e.g. https://api.openai.com/v1
+    api_key_env: str | None = _setting()      # name of the environment variable holding the key
+    embedded: str | None = _setting()         # name of an embedded model (sumjudge.judge.embedded.EMBEDDED_MODELS)
+    temperature: float | None = _setting(0.0, send=True)  # paper: 0; null: not sent (reasoning models accept none)
+    max_tokens: int | None = _setting(256, send=True)     # paper: 256; null: not sent
+    max_completion_tokens: int | None = _setting(send=True)  # sent instead of max_tokens (reasoning models); not both
+    reasoning_effort: str | None = _setting(send=True)   # e.g. low | medium | high: sent when set
+    top_p: float | None = _setting(send=True)            # null: not sent (server default)
+    seed: int | None = _setting(0, send=lambda seed, sample: {"seed": seed + sample})  # sample k is sent seed + k
+    samples: int = _setting(1)                # replies per unit (sample index is part of the cache key)
+    # e.g. 5: ask for logprobs, keep G-Eval's weighted Likert score; an embedded judge that
+    # does not set it gets EMBEDDED_TOP_LOGPROBS
+    top_logprobs: int | None = _setting(send=lambda n, _: {"logprobs": True, "top_logprobs": n} if n else {},
+                                        sends=("logprobs", "top_logprobs"))
+    # further request fields, e.g. {repeat_penalty: 1.0} for llama.cpp
+    extra_body: dict[str, Any] = _setting(factory=dict, send=lambda body, _: {"extra_body": dict(body)} if body else {})
+    price_input_per_1k: float | None = _setting()  # USD per 1K prompt tokens; null: unknown (cost null), 0 for embedded
+    price_cached_input_per_1k: float | None = _setting()  # USD per 1K cached prompt tokens; null: the input price
+    price_output_per_1k: float | None = _setting()  # USD per 1K completion tokens (reasoning tokens included)
+    batch_price_factor: float = _setting(0.5)  # replies through the Batch API cost this share of the live price
+    mode: str = _setting("live")              # live: one request per unit | batch: the Batch API (sumjudge.judge.batch)
+    batch: BatchSettings = _setting(factory=BatchSettings, config={})  # Batch API settings: see BatchSettings
+    rate_limit_group: str | None = _setting()  # judges naming the same group share one budget (one job at a time)
+    max_concurrency: int = _setting(1)        # requests in flight at once (also the Snakemake resource)
+    requests_per_minute: float | None = _setting()  # null: no limit
+    tokens_per_minute: float | None = _setting()    # null: no limit (estimated prompt + max_tokens per request)
+    timeout_s: float = _setting(120.0)        # per request
+    max_retries: int = _setting(6)            # for 429, 5xx, timeouts, connection errors, malformed bodies
+    backoff_base_s: float = _setting(1.0)     # exponential backoff: base * 2^attempt, jittered ...
+    backoff_max_s: float = _setting(60.0)     # ... and capped (retry-after is honoured up to 10x this)
+    server: ServerSettings | None = _setting(config={})  # embedded only: see ServerSettings
+    # remote only: what names the service in the cache key; null: the normalised base_url
+    # (see normalise_base_url)
+    cache_identity: str | None = _setting()
+    # optional keys, kept in the settings dict only when set (absent ones leave existing judge params unchanged):
+    price_per_hour: float | None = _setting(optional=True)  # USD per hour of a local judge's machine (leaderboard)
+    scores: Any = _setting(optional=True)     # another tool's scores (sumjudge.judge.imported): no request is sent
+    # the settings dict this was built from: what to_dict gives back
+    source: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    # ---- construction -------------------------------------------------------------------
+    @classmethod
+    def from_config(cls, name: str, settings: Mapping[str, Any] | None) -> "JudgeSettings":
+        """Judge ``name``'s config block, validated, every default filled in."""
+        spec = _filled(name, settings)
+        return cls(**_values(spec), source=spec)
+
+    def __post_init__(self) -> None:
+        # built from its settings dict or not at all: to_dict must give what the fields hold
+        expected = _values(self.source) if self.source else None
+        if expected is None or any(getattr(self, k) != v for k, v in expected.items()):
+            raise TypeError("JudgeSettings are built by JudgeSettings.from_config (judge_spec) or from_dict; "
+                            "for changed settings use settings.replace(key=value)")
+
+    def replace(self, **changes: Any) -> "JudgeSettings":
+        """The same judge with some config keys changed, validated again."""
+        return type(self).from_dict({**self.source, **changes})
+
+    @classmethod
+    def from_dict(cls, spec: Mapping[str, Any]) -> "JudgeSettings":
+        """From :meth:`to_dict`'s dict (a rule's ``params.spec``, a table's metadata)."""
+        return cls.from_config(spec["name"], {k: v for k, v in spec.items() if k != "name"})
+
+    @classmethod
+    def of(cls, spec: "JudgeSettings | Mapping[str, Any]") -> "JudgeSettings":
+        return spec if isinstance(spec, cls) else cls.from_dict(spec)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The settings as a plain dict, exactly as every earlier version passed them
+        (Snakemake's params: a different dict would rerun every judge job)."""
+        return copy.deepcopy(self.source)
+
+    # ---- requests and the cache ---------------------------------------------------------
+    def request_params(self, sample: int) -> dict[str, Any]:
+        """The request fields that determine the reply (all of them go into the cache key).
+
+        A default judge gives exactly the fields (and so the cache keys) it gave before
+        these options existed: model, temperature, max_tokens, seed."""
+        params: dict[str, Any] = {}
+        for f in _REQUEST_FIELDS:
+            value = getattr(self, f.name)
+            if value is not None:
+                send = f.metadata["send"]
+                params.update({f.name: value} if send is True else send(value, sample))
+        return params
+
+    @staticmethod
+    def label_params(params: dict[str, Any]) -> dict[str, Any] | None:
+        """The request fields ``params`` without logprobs (what the judge sends with
+        ``top_logprobs: null``), or None when ``params`` asks for no logprobs.
+
+        Its cache entry answers the integer labels (docs/judge.md, "Weighted Likert
+        scores"): replies cached before logprobs were asked for keep answering them."""
+        if not any(k in params for k in LOGPROB_PARAMS):
+            return None
+        return {k: v for k, v in params.items() if k not in LOGPROB_PARAMS}
+
+    def server_identity(self) -> dict[str, Any]:
+        """What identifies the server in the cache key (docs/judge.md, "Cache identity").
+
+        Embedded judge: the model file's sha256 and the chat template (``chat_format``;
+        null = the template stored in that file); the engine settings that change replies
+        are request fields (temperature, seed, extra_body's repeat_penalty, ...) and so in
+        the key already. Not the engine version (each entry records it) and never the
+        random port. Remote judge: ``cache_identity`` or the normalised ``base_url``."""
+        if self.embedded:
+            from .embedded import EMBEDDED_MODELS
+            return {"gguf_sha256": EMBEDDED_MODELS[self.embedded].sha256, "chat_format": self.server.chat_format}
+        return {"api": self.cache_identity or normalise_base_url(self.base_url)}
+
+    @property
+    def completion_cap(self) -> int | None:
+        """The most completion tokens a request may take (max_completion_tokens or max_tokens)."""
+        return self.max_completion_tokens if self.max_completion_tokens is not None else self.max_tokens
+
+    # ---- cost ---------------------------------------------------------------------------
+    @property
+    def priced(self) -> bool:
+        return self.price_input_per_1k is not None and self.price_output_per_1k is not None
+
+    def token_cost(self, input_tokens: int, output_tokens: int, cached_input_tokens: int = 0,
+                   via: str = "live") -> float | None:
+        """USD for ``input_tokens`` prompt tokens (``cached_input_tokens`` of them cached) and
+        ``output_tokens`` completion tokens at the judge's prices, or None if a price is not configured
+        (unknown, never 0). Cached prompt tokens cost ``price_cached_input_per_1k`` (default:
+        the input price); reasoning tokens are part of the completion tokens; a reply
+        obtained through the Batch API (``via="batch"``) costs ``batch_price_factor`` of
+        that. The one price formula: the estimate, usage.json and the cache's stats use it."""
+        if not self.priced:
+            return None
+        p_in = float(self.price_input_per_1k)
+        p_cached = p_in if self.price_cached_input_per_1k is None else float(self.price_cached_input_per_1k)
+        cached = min(cached_input_tokens, input_tokens)
+        p_out = float(self.price_output_per_1k)
+        cost = ((input_tokens - cached) * p_in + cached * p_cached + output_tokens * p_out) / 1000
+        if via == "batch":
+            cost *= float(self.batch_price_factor)
+        return cost
+
+    def cost(self, usage: dict[str, Any] | None, via: str = "live") -> float | None:
+        """What a reply with this OpenAI ``usage`` costs (:meth:`token_cost`)."""
+        t = usage_tokens(usage)
+        return self.token_cost(t["input"], t["output"], t["cached_input"], via)
+
+
+_KEYS = [f.name for f in fields(JudgeSettings) if "send" in f.metadata]  # the config keys: not name, source
+_REQUEST_FIELDS = [f for f in fields(JudgeSettings) if f.metadata.get("send")]
+OPTIONAL_KEYS = tuple(f.name for f in fields(JudgeSettings) if f.metadata.get("optional"))
+# what top_logprobs sends: a request without them is its label request (JudgeSettings.label_params)
+LOGPROB_PARAMS: tuple[str, ...] = next(f.metadata["sends"] for f in _REQUEST_FIELDS if f.name == "top_logprobs")
+# request field -> the config key that sets it (what an invalid-request message names;
+# extra_body's fields are named as judges.<name>.extra_body.<field>)
+PARAM_KEYS: dict[str, str] = {param: f.name for f in _REQUEST_FIELDS if f.name != "extra_body"
+                              for param in f.metadata["sends"] or (f.name,)}
+
+
+def _values(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """Every field's value (but ``source``) of the settings dict ``spec``."""
+    values = {f.name: f.default_factory() if f.default is MISSING else f.default
+              for f in fields(JudgeSettings) if f.name in _KEYS}
+    values.update(_typed(JudgeSettings, {k: spec[k] for k in _KEYS if k in spec}))
+    values["batch"] = BatchSettings(**_typed(BatchSettings, spec["batch"]))
+    values["server"] = ServerSettings(**_typed(ServerSettings, spec["server"])) if spec["embedded"] else None
+    return {"name": spec["name"], **values}
+
+
+def _config_default(f) -> Any:
+    if f.metadata["config"] is not MISSING:
+        return f.metadata["config"]
+    return f.default_factory() if f.default is MISSING else f.default
+
+
+# the defaults as config writes them (docs/judge.md's table)
+JUDGE_DEFAULTS: dict[str, Any] = {f.name: _config_default(f) for f in fields(JudgeSettings)
+                                  if f.name in _KEYS and not f.metadata["optional"]}
+BATCH_DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(BatchSettings)}
+EMBEDDED_SERVER_DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(ServerSettings)}
 
 
 def _with_defaults(key: str, defaults: dict[str, Any], given: dict[str, Any] | None) -> dict[str, Any]:
@@ -88,22 +297,16 @@ def _with_defaults(key: str, defaults: dict[str, Any], given: dict[str, Any] | N
     return {**defaults, **(given or {})}
 
 
-OPTIONAL_KEYS = ("price_per_hour", "scores")
-
-
-def judge_spec(name: str, settings: dict[str, Any] | None) -> dict[str, Any]:
-    """Settings of judge ``name`` with every default filled in (a plain dict)."""
+def _filled(name: str, settings: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Settings of judge ``name`` with every default filled in, validated (the settings dict)."""
     if not NAME_PATTERN.match(name):
         raise JudgeConfigError(f"judge name {name!r} (config key judges.{name}): use letters, digits, . _ -")
     spec = copy.deepcopy(JUDGE_DEFAULTS)
-    # optional keys, kept in the spec only when set (absent ones leave existing judge params unchanged):
-    # price_per_hour (USD per hour of a local judge's machine; the leaderboard's cost column),
-    # scores (another tool's scores, sumjudge.judge.imported: no request is sent)
     unknown = set(settings or {}) - set(spec) - set(OPTIONAL_KEYS)
     if unknown:
         raise JudgeConfigError(f"config key judges.{name}: unknown setting(s) {', '.join(sorted(unknown))}; "
                                f"allowed: {', '.join(sorted(spec))}")
-    spec.update(copy.deepcopy(settings or {}))
+    spec.update(copy.deepcopy(dict(settings or {})))
     spec["name"] = name
     if not spec["model"] and spec.get("scores"):
         spec["model"] = "imported-scores"
@@ -151,26 +354,33 @@ def judge_spec(name: str, settings: dict[str, Any] | None) -> dict[str, Any]:
     return spec
 
 
-def judge_specs(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
+def judge_spec(name: str, settings: Mapping[str, Any] | None) -> JudgeSettings:
+    """Settings of judge ``name`` (config ``judges.<name>``), validated, defaults filled in."""
+    return JudgeSettings.from_config(name, settings)
+
+
+def judge_specs(config: dict[str, Any]) -> dict[str, JudgeSettings]:
     return {name: judge_spec(name, s) for name, s in (config.get("judges") or {}).items()}
 
 
-def resource_name(judge: str | dict[str, Any]) -> str:
+def resource_name(judge: str | JudgeSettings) -> str:
     """The Snakemake custom resource that bounds a judge's requests in flight: per
-    judge, or per ``rate_limit_group`` when the judge (a spec) names one, so every
+    judge, or per ``rate_limit_group`` when the judge (its settings) names one, so every
     judge of a group shares it and their jobs take turns (one budget across jobs)."""
-    if isinstance(judge, dict):
-        judge = f"group_{judge['rate_limit_group']}" if judge.get("rate_limit_group") else judge["name"]
+    if isinstance(judge, JudgeSettings):
+        judge = f"group_{judge.rate_limit_group}" if judge.rate_limit_group else judge.name
     return "judge_" + re.sub(r"\W", "_", judge)
 
 
-def judge_resources(specs: dict[str, dict[str, Any]]) -> dict[str, int]:
+def judge_resources(specs: dict[str, JudgeSettings]) -> dict[str, int]:
     """Resource name -> capacity (the largest max_concurrency of the judges that use it)."""
     out: dict[str, int] = {}
     for spec in specs.values():
         r = resource_name(spec)
-        out[r] = max(out.get(r, 0), int(spec["max_concurrency"]))
+        out[r] = max(out.get(r, 0), spec.max_concurrency)
     return out
+
+
 DEFAULT_PORTS = {"http": 80, "https": 443}
 LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "::1", "[::1]", "0:0:0:0:0:0:0:1"}
 # names (split at _ - . and camelCase) that hold credentials; "max_tokens" is not one
@@ -237,71 +447,6 @@ def normalise_base_url(url: str) -> str:
     return urlunsplit((scheme, netloc, parts.path.rstrip("/"), parts.query, ""))
 
 
-def server_identity(spec: dict[str, Any]) -> dict[str, Any]:
-    """What identifies the server in the cache key (docs/judge.md, "Cache identity").
-
-    Embedded judge: the model file's sha256 and the chat template (``chat_format``;
-    null = the template stored in that file); the engine settings that change replies
-    are request fields (temperature, seed, extra_body's repeat_penalty, ...) and so in
-    the key already. Not the engine version (each entry records it) and never the
-    random port. Remote judge: ``cache_identity`` or the normalised ``base_url``."""
-    if spec["embedded"]:
-        from .embedded import EMBEDDED_MODELS
-        m = EMBEDDED_MODELS[spec["embedded"]]
-        return {"gguf_sha256": m.sha256, "chat_format": (spec.get("server") or {}).get("chat_format")}
-    return {"api": spec.get("cache_identity") or normalise_base_url(spec["base_url"])}
-
-
-def request_params(spec: dict[str, Any], sample: int) -> dict[str, Any]:
-    """The request fields that determine the reply (all of them go into the cache key)."""
-    # a default judge gives exactly the fields (and so the cache keys) it gave before
-    # these options existed: model, temperature, max_tokens, seed
-    params: dict[str, Any] = {"model": spec["model"]}
-    if spec["temperature"] is not None:
-        params["temperature"] = spec["temperature"]
-    if spec["max_tokens"] is not None:
-        params["max_tokens"] = spec["max_tokens"]
-    if spec.get("max_completion_tokens") is not None:
-        params["max_completion_tokens"] = int(spec["max_completion_tokens"])
-    if spec.get("reasoning_effort") is not None:
-        params["reasoning_effort"] = spec["reasoning_effort"]
-    if spec["top_p"] is not None:
-        params["top_p"] = spec["top_p"]
-    if spec["seed"] is not None:
-        params["seed"] = int(spec["seed"]) + sample
-    if spec["top_logprobs"]:
-        params["logprobs"] = True
-        params["top_logprobs"] = int(spec["top_logprobs"])
-    if spec["extra_body"]:
-        params["extra_body"] = dict(spec["extra_body"])
-    return params
-
-
-LOGPROB_PARAMS = ("logprobs", "top_logprobs")
-
-
-def label_params(params: dict[str, Any]) -> dict[str, Any] | None:
-    """The request fields of the same request without logprobs (what the judge sends
-    with ``top_logprobs: null``), or None when ``params`` asks for no logprobs.
-
-    Its cache entry answers the integer labels (docs/judge.md, "Weighted Likert
-    scores"): replies cached before logprobs were asked for keep answering them."""
-    if not any(k in params for k in LOGPROB_PARAMS):
-        return None
-    return {k: v for k, v in params.items() if k not in LOGPROB_PARAMS}
-
-
-def completion_cap(spec: dict[str, Any]) -> int | None:
-    """The most completion tokens a request may take (max_completion_tokens or max_tokens)."""
-    cap = spec.get("max_completion_tokens") if spec.get("max_completion_tokens") is not None else spec["max_tokens"]
-    return None if cap is None else int(cap)
-
-
-# completion tokens assumed for pacing when a judge sets no cap (neither max_tokens nor
-# max_completion_tokens): what a reasoning model typically spends on a short answer
-UNCAPPED_OUTPUT_TOKENS = 1024
-
-
 def usage_tokens(usage: dict[str, Any] | None) -> dict[str, int]:
     """prompt, cached prompt, completion and reasoning tokens of an OpenAI ``usage`` object."""
     usage = usage or {}
@@ -310,24 +455,3 @@ def usage_tokens(usage: dict[str, Any] | None) -> dict[str, int]:
     return {"input": int(usage.get("prompt_tokens") or 0), "cached_input": int(prompt_details.get("cached_tokens") or 0),
             "output": int(usage.get("completion_tokens") or 0),
             "reasoning": int(completion_details.get("reasoning_tokens") or 0)}
-
-
-def priced(spec: dict[str, Any]) -> bool:
-    return spec.get("price_input_per_1k") is not None and spec.get("price_output_per_1k") is not None
-
-
-def cost_usd(spec: dict[str, Any], usage: dict[str, Any] | None, via: str = "live") -> float | None:
-    """What a reply with this ``usage`` costs at the judge's prices, or None if a price is
-    not configured (unknown, never 0). Cached prompt tokens cost ``price_cached_input_per_1k``
-    (default: the input price); reasoning tokens are part of ``completion_tokens``; a
-    reply obtained through the Batch API costs ``batch_price_factor`` of that."""
-    if not priced(spec):
-        return None
-    t = usage_tokens(usage)
-    p_in = float(spec["price_input_per_1k"])
-    p_cached = p_in if spec.get("price_cached_input_per_1k") is None else float(spec["price_cached_input_per_1k"])
-    cached = min(t["cached_input"], t["input"])
-    cost = ((t["input"] - cached) * p_in + cached * p_cached + t["output"] * float(spec["price_output_per_1k"])) / 1000
-    if via == "batch":
-        cost *= float(spec.get("batch_price_factor", 0.5))
-    return cost

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import datasets as _ds
+from .spec import JudgeSettings
 
 
 SELECTED_VARIANTS = {"summeval": "summeval_variants"}  # dataset -> config key judge.<key> choosing its variants
@@ -46,9 +47,9 @@ def prompt_path(directory: str, dataset: "str | _ds.DatasetSpec", variant: str) 
     return str(Path(directory) / Path(path).name)
 
 
-def threads(spec: dict[str, Any]) -> int:
+def threads(spec: JudgeSettings) -> int:
     """An embedded judge computes on this machine's cores; a remote one only waits."""
-    return int(spec["server"]["n_threads"]) if spec["embedded"] else 1
+    return spec.server.n_threads if spec.embedded else 1
 
 
 SWAPPED = "_swapped"  # results/judge/<judge>/<dataset>/<variant>_swapped.parquet: the pair asked the other way round

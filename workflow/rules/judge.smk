@@ -12,7 +12,7 @@ import re as _re
 from sumjudge.judge import targets as _jt
 from sumjudge.judge.spec import JudgeConfigError, judge_resources, judge_specs, resource_name
 
-try:
+try:  # name -> JudgeSettings; rules pass them to jobs as plain dicts (to_dict: what Snakemake compares)
     JUDGES = judge_specs(config)
 except JudgeConfigError as err:
     raise WorkflowError(str(err)) from None
@@ -59,7 +59,7 @@ rule judge:
     log:
         "logs/judge/{judge}/{dataset}/{variant}.log",
     params:
-        spec=lambda wc: JUDGES[wc.judge],
+        spec=lambda wc: JUDGES[wc.judge].to_dict(),
         cache_dir=JUDGE_CFG["cache_dir"],
         model_dir=JUDGE_CFG["model_dir"],
         order=JUDGE_CFG["order"],
@@ -92,7 +92,7 @@ rule judge_cost_estimate:
     log:
         "logs/judge/cost_estimate.log",
     params:
-        specs=JUDGES,
+        specs={name: s.to_dict() for name, s in JUDGES.items()},
         datasets=JUDGE_DATASETS,
         variants={d: _jt.variants(d, JUDGE_CFG) for d in JUDGE_DATASETS},
         cache_dir=JUDGE_CFG["cache_dir"],
@@ -119,7 +119,7 @@ rule judge_swapped:
     log:
         "logs/judge/{judge}/{dataset}/{variant}_swapped.log",
     params:
-        spec=lambda wc: JUDGES[wc.judge],
+        spec=lambda wc: JUDGES[wc.judge].to_dict(),
         cache_dir=JUDGE_CFG["cache_dir"],
         model_dir=JUDGE_CFG["model_dir"],
         order=JUDGE_CFG["order"],
@@ -145,8 +145,8 @@ from sumjudge.judge import imported as _imp
 from sumjudge.judge.imported import ScoresError as _ScoresError
 
 try:
-    SCORE_FILES = {j: _imp.score_files(JUDGES[j]["scores"], JUDGE_DATASETS) for j in JUDGE_RUN
-                   if JUDGES[j].get("scores")}
+    SCORE_FILES = {j: _imp.score_files(JUDGES[j].scores, JUDGE_DATASETS) for j in JUDGE_RUN
+                   if JUDGES[j].scores}
 except _ScoresError as err:
     raise WorkflowError(str(err)) from None
 

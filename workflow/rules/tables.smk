@@ -308,11 +308,11 @@ rule leaderboard:
     params:
         datasets=_LB_DATASETS,
         # local or not and the prices, never the base_url (a server's port must not rebuild the leaderboard)
-        judges=lambda wc: {j: {"embedded": bool(JUDGES[j].get("embedded")),
-                               "local_server": any(h in str(JUDGES[j].get("base_url") or "")
+        judges=lambda wc: {j: {"embedded": bool(JUDGES[j].embedded),
+                               "local_server": any(h in str(JUDGES[j].base_url or "")
                                                    for h in ("localhost", "127.0.0.1")),
-                               "price_per_hour": JUDGES[j].get("price_per_hour"),
-                               "price_input_per_1k": JUDGES[j].get("price_input_per_1k")}
+                               "price_per_hour": JUDGES[j].price_per_hour,
+                               "price_input_per_1k": JUDGES[j].price_input_per_1k}
                            for j in JUDGE_RUN} if isinstance(JUDGES, dict) else {},
         settings=TABLE_SETTINGS,
         alt_test=config.get("leaderboard", {}).get("alt_test", {}),

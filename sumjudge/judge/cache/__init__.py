@@ -19,16 +19,17 @@ fingerprint, a timestamp and the request that produced it.
   is hashed again and must give its key. An unreadable or mismatching entry is moved
   to ``<root>/_quarantine/`` (a log line names it) and counted as a miss.
 - Entries written under the keys of earlier versions (engine version in the key,
-  verbatim base URL) are found too: :func:`remember_legacy` registers a request's
-  old keys, and a hit under an old key is copied once under the new key (recorded as
-  ``migrated_from``); nothing is requested again.
+  verbatim base URL) are found too: a cache's :class:`LegacyKeys` learns each
+  planned request's old keys (:meth:`LegacyKeys.remember`), and a hit under an old
+  key is copied once under the new key (recorded as ``migrated_from``); nothing is
+  requested again.
 
 ``python -m sumjudge.judge.cache stats|verify|prune|export`` looks after a cache
-(:mod:`sumjudge.judge.cache_cli`, docs/judge.md).
+(``__main__.py`` runs :mod:`sumjudge.judge.cache_cli`, which imports this module;
+this module imports neither; docs/judge.md).
 """
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import logging
@@ -36,11 +37,14 @@ import os
 import shutil
 import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 log = logging.getLogger(__name__)
 
-from ..io import tmp_beside
+from ...io import tmp_beside
+
+if TYPE_CHECKING:
+    from ..spec import JudgeSettings
 
 CACHE_FORMAT = 1
 
@@ -89,39 +93,51 @@ def make_entry(key: str, identity: dict[str, Any], completion: dict[str, Any], l
 
 QUARANTINE = "_quarantine"
 
-# request key -> keys the same request had before cache identities named the model
-# rather than the installation (filled by remember_legacy, read by every cache)
-_LEGACY: dict[str, tuple[str, ...]] = {}
-_IDENTITIES: dict[str, dict[str, Any]] = {}
 # llama-cpp-python versions whose caches may exist (the version was part of the old key)
 LEGACY_ENGINE_VERSIONS = ("0.3.36",)
 
 
-@functools.lru_cache(maxsize=1)
-def _installed_engine() -> str:
-    """The installed llama-cpp-python version (looked up once: ~5 ms a lookup)."""
-    from .embedded import engine_version
-    return engine_version()
+class LegacyKeys:
+    """Request key -> the keys the same request had before cache identities named the
+    model rather than the installation (engine version, verbatim base URL), and the
+    request's identity: where a :class:`ResponseCache` also looks for an entry."""
 
+    def __init__(self) -> None:
+        self._old: dict[str, tuple[str, ...]] = {}
+        self._identities: dict[str, dict[str, Any]] = {}
+        self._engine: str | None = None
 
-def legacy_server_identities(spec: dict[str, Any]) -> list[dict[str, Any]]:
-    """The server identities earlier versions put in the key for this judge."""
-    if spec.get("embedded"):
-        from .embedded import EMBEDDED_MODELS
-        m = EMBEDDED_MODELS[spec["embedded"]]
-        versions = dict.fromkeys([_installed_engine(), *LEGACY_ENGINE_VERSIONS])
-        return [{"engine": f"llama-cpp-python=={v}", "gguf_sha256": m.sha256,
-                 "chat_format": (spec.get("server") or {}).get("chat_format")} for v in versions]
-    return [{"base_url": str(spec["base_url"]).rstrip("/")}]
+    def installed_engine(self) -> str:
+        """The installed llama-cpp-python version (looked up once: ~5 ms a lookup)."""
+        if self._engine is None:
+            from ..embedded import engine_version
+            self._engine = engine_version()
+        return self._engine
 
+    def server_identities(self, spec: "JudgeSettings") -> list[dict[str, Any]]:
+        """The server identities earlier versions put in the key for this judge."""
+        if spec.embedded:
+            from ..embedded import EMBEDDED_MODELS
+            m = EMBEDDED_MODELS[spec.embedded]
+            versions = dict.fromkeys([self.installed_engine(), *LEGACY_ENGINE_VERSIONS])
+            return [{"engine": f"llama-cpp-python=={v}", "gguf_sha256": m.sha256,
+                     "chat_format": spec.server.chat_format} for v in versions]
+        return [{"base_url": str(spec.base_url).rstrip("/")}]
 
-def remember_legacy(key: str, identity: dict[str, Any], spec: dict[str, Any]) -> None:
-    """Register the old keys of request ``key`` (identity with its server replaced)."""
-    old = tuple(k for k in (request_key({**identity, "server": s}) for s in legacy_server_identities(spec))
-                if k != key)
-    if old:
-        _LEGACY[key] = old
-        _IDENTITIES[key] = identity
+    def remember(self, identity: dict[str, Any], spec: "JudgeSettings") -> None:
+        """Learn the old keys of the request ``identity`` (its server replaced) of judge ``spec``."""
+        key = request_key(identity)
+        old = tuple(k for k in (request_key({**identity, "server": s}) for s in self.server_identities(spec))
+                    if k != key)
+        if old:
+            self._old[key] = old
+            self._identities[key] = identity
+
+    def old_keys(self, key: str) -> tuple[str, ...]:
+        return self._old.get(key, ())
+
+    def identity(self, key: str) -> dict[str, Any] | None:
+        return self._identities.get(key)
 
 
 def check_entry(key: str | None, entry: Any) -> str | None:
@@ -155,8 +171,9 @@ def read_entry(path: str | os.PathLike, key: str | None = None) -> tuple[dict[st
 
 
 class ResponseCache:
-    def __init__(self, root: str | os.PathLike):
+    def __init__(self, root: str | os.PathLike, legacy: LegacyKeys | None = None):
         self.root = Path(root)
+        self.legacy = legacy if legacy is not None else LegacyKeys()  # old keys of the requests planned on it
         self.quarantined: list[Path] = []   # files this instance moved to _quarantine/
         self.record: dict[str, Any] = {}    # fields added to every entry put (e.g. the engine version)
         self.migrated = 0                   # entries found under an old key and copied
@@ -192,7 +209,7 @@ class ResponseCache:
         entry = self._read(key)
         if entry is not None:
             return entry
-        for old in _LEGACY.get(key, ()):
+        for old in self.legacy.old_keys(key):
             found = self._read(old)
             if found is not None:
                 return self._migrate(key, old, found)
@@ -201,10 +218,10 @@ class ResponseCache:
     def _migrate(self, key: str, old: str, entry: dict[str, Any]) -> dict[str, Any]:
         """Copy an entry found under an old key to ``key`` (once; the old file stays)."""
         request = entry["request"]
-        ident = _IDENTITIES.get(key)
+        ident = self.legacy.identity(key)
         strip = lambda d: {k: v for k, v in d.items() if k != "server"}  # noqa: E731
         if ident is None or strip(ident) != strip(request):
-            return {**entry, "key": key}  # cannot happen for keys from remember_legacy
+            return {**entry, "key": key}  # cannot happen for keys from LegacyKeys.remember
         new = {**entry, "key": key, "request": ident, "migrated_from": old}
         engine = (request.get("server") or {}).get("engine")
         if isinstance(engine, str):
@@ -259,11 +276,3 @@ def copy_entry(src: Path, dst_root: Path) -> Path:
     dst.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy2(src, dst)
     return dst
-
-
-if __name__ == "__main__":  # python -m sumjudge.judge.cache stats|verify|prune|export
-    import sys
-
-    from sumjudge.judge.cache_cli import main
-
-    sys.exit(main())
