@@ -5,6 +5,8 @@ module-level ``pytestmark``), naming one of :data:`NEEDS`. ``tests/conftest.py``
 once at the start of the run, what the selected tests will install or change, and with
 ``SUMJUDGE_TEST_SYSTEM=0`` leaves out every test whose need is not met already (so nothing is
 installed), naming them in one summary line. CI sets nothing and runs them all.
+A test so marked is in the slow tier as well: ``pytest -m "not slow"`` leaves it out
+(tests/support/tiers.py).
 """
 from __future__ import annotations
 

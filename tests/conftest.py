@@ -2,13 +2,30 @@
 beside the checkout, or $SUMJUDGE_MIRROR), exactly as CI does."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-MIRROR = Path(os.environ.get("SUMJUDGE_MIRROR", REPO.parent / "shared" / "data")).resolve()
+from support.tiers import fast_tier_guard
+from support.harness import MIRROR, REPO  # noqa: F401  (the checkout and the data mirror, for every test)
+
+
+# ----------------------------------------------------------------------------- the tiers
+# `pytest -m "not slow"` is the unit tier (tests/support/tiers.py). A test that needs the machine
+# (@pytest.mark.system) is slow by that alone; a test not marked slow that starts Snakemake, apt-get,
+# Perl's ROUGE, LaTeX, a browser, SLURM or the embedded model fails with the mark to add.
+
+def pytest_itemcollected(item):  # before `-m` selects by marks
+    if item.get_closest_marker("system") and not item.get_closest_marker("slow"):
+        item.add_marker(pytest.mark.slow)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    if item.get_closest_marker("slow"):
+        return (yield)
+    with fast_tier_guard(item.nodeid):  # setup (module fixtures included), call and teardown
+        return (yield)
 
 
 # ----------------------------------------------------------------------------- the machine
@@ -33,6 +50,7 @@ def _needs(item) -> list[str]:
     return names
 
 
+@pytest.hookimpl(trylast=True)  # after `-m`: only the selected tests install or change anything
 def pytest_collection_modifyitems(session, config, items):
     from _system import NEEDS, OPT_OUT, _own_slurm, opted_out
 

@@ -6,11 +6,10 @@ import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+from support.harness import REPO
 
 # script -> (arguments for its smallest run, patterns its output must hold)
 SMALLEST = {

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+from support.harness import REPO
+
 STORED = REPO / "tests" / "fixtures" / "cache_keys.json"
 
 SETTINGS = {

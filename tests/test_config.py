@@ -1,15 +1,12 @@
 """Config validation: one clear line naming the key and the allowed values."""
 import copy
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 import yaml
 
 from sumjudge.config import ConfigError, validate
-
-REPO = Path(__file__).resolve().parents[1]
+from support import harness
+from support.harness import REPO
 SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
 
 
@@ -43,12 +40,10 @@ def test_bad_dataset_name(config):
         validate(bad, SCHEMA)
 
 
+@pytest.mark.slow  # Snakemake
 def test_snakemake_stops_before_running_anything(tmp_path):
-    out = subprocess.run(
-        [sys.executable, "-m", "snakemake", "-n", "--snakefile", str(REPO / "Snakefile"),
-         "--directory", str(tmp_path), "--configfile", str(REPO / "config.yaml"),
-         "--config", "stats={correlation: pearson, undefined: zero}"],
-        capture_output=True, text=True, timeout=120)
+    out = harness.snakemake(tmp_path, "-n", configfiles=[harness.CONFIG],
+                            config=["stats={correlation: pearson, undefined: zero}"], timeout=120)
     assert out.returncode != 0
     assert "config key 'stats.correlation': 'pearson' is not allowed; allowed values: " \
            "'spearman', 'kendall'" in out.stdout + out.stderr

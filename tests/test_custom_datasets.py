@@ -5,7 +5,6 @@ with intervals, the overview page; a second run has nothing to do), and every
 input error stopping with one message that names the file, the row and the fix."""
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -14,11 +13,12 @@ import yaml
 
 from sumjudge.data.custom import file_columns, prepare
 from sumjudge.data.readers import DataError
+from support import harness
 from support.fake_openai import FakeOpenAIServer
+from support.harness import fake_judge
 
-pytestmark = pytest.mark.system("rouge-perl")  # tests/_system.py NEEDS
+WORKFLOW = pytest.mark.system("rouge-perl")  # the tests that run Snakemake (tests/_system.py NEEDS): slow tier
 
-REPO = Path(__file__).resolve().parents[1]
 FORMATS = ("csv", "jsonl", "parquet")
 
 RECORDS = {
@@ -98,10 +98,9 @@ def expected(protocol: str) -> pd.DataFrame:
     return df
 
 
-def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-           "--configfile", str(REPO / "config.yaml"), str(workdir / "custom.yaml"), "--cores", "2", *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=900, cwd=workdir)
+def snakemake(workdir: Path, *args: str, timeout: float = 900, env=None) -> subprocess.CompletedProcess:
+    return harness.snakemake(workdir, "--cores", "2", *args, configfiles=[harness.CONFIG, workdir / "custom.yaml"],
+                             timeout=timeout, env=env, cwd=workdir)
 
 
 KEY = "sk-custom-test"
@@ -121,23 +120,17 @@ def workflow_run(tmp_path_factory):
                             "dimensions": DIMENSIONS.get(protocol, [])}
     with FakeOpenAIServer(models=("fake-model",), api_key=KEY) as server:
         cfg = {"custom_datasets": custom, "datasets": [], "metrics": {"run": []}, "rouge": {"datasets": []},
-               "judges": {"fake": {"model": "fake-model", "base_url": server.url, "api_key_env": "CUSTOM_TEST_KEY",
-                                   "max_concurrency": 4}},
+               "judges": {"fake": fake_judge(server, api_key_env="CUSTOM_TEST_KEY")},
                "judge": {"run": ["fake"], "datasets": []},
                "tables": {"bootstrap_resamples": 50, "permutation_resamples": 50}}
         (wd / "custom.yaml").write_text(yaml.safe_dump(cfg))
-        env_cmd = {"env": {**__import__("os").environ, "CUSTOM_TEST_KEY": KEY}}
-        first = subprocess.run(snakemake_cmd(wd), capture_output=True, text=True, timeout=1200, cwd=wd, **env_cmd)
-        second = subprocess.run(snakemake_cmd(wd, "-n"), capture_output=True, text=True, timeout=600, cwd=wd,
-                                **env_cmd)
+        env = harness.workflow_env(CUSTOM_TEST_KEY=KEY)
+        first = snakemake(wd, timeout=1200, env=env)
+        second = snakemake(wd, "-n", timeout=600, env=env)
     return wd, custom, first, second
 
 
-def snakemake_cmd(workdir: Path, *args: str) -> list[str]:
-    return [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-            "--configfile", str(REPO / "config.yaml"), str(workdir / "custom.yaml"), "--cores", "2", *args]
-
-
+@WORKFLOW
 def test_each_protocol_and_format_is_prepared_through_the_workflow(workflow_run):
     wd, custom, first, second = workflow_run
     assert first.returncode == 0, first.stderr[-3000:]
@@ -156,6 +149,7 @@ def test_each_protocol_and_format_is_prepared_through_the_workflow(workflow_run)
     assert "Nothing to be done" in second.stdout + second.stderr
 
 
+@WORKFLOW
 def test_each_is_judged_and_tabled_with_intervals(workflow_run):
     """results/judge/fake/<name>/base.parquet, results/tables/<name>.csv/.tex: judge and
     ROUGE rows in the long form, Spearman at three levels (Likert) or accuracy, with
@@ -209,6 +203,7 @@ def test_each_is_judged_and_tabled_with_intervals(workflow_run):
     assert "unknown dataset" not in first.stderr
 
 
+@WORKFLOW
 def test_the_workflow_only_gives_rouge_where_a_reference_exists(workflow_run, tmp_path):
     wd = workflow_run[0]
     assert file_columns(wd / "data/binary_csv.csv") == ["doc_id", "system", "article", "sentence", "label"]
@@ -217,6 +212,7 @@ def test_the_workflow_only_gives_rouge_where_a_reference_exists(workflow_run, tm
     assert file_columns(tmp_path / "absent.csv") is None
 
 
+@WORKFLOW
 def test_a_bad_file_stops_its_rule_and_leaves_nothing(tmp_path):
     bad = [dict(r) for r in RECORDS["pairwise"]]
     bad[1]["label"] = 2
@@ -232,6 +228,7 @@ def test_a_bad_file_stops_its_rule_and_leaves_nothing(tmp_path):
     assert not list((tmp_path / "results").rglob("*.part"))
 
 
+@WORKFLOW
 def test_a_bad_config_entry_stops_before_any_rule(tmp_path):
     cfg = {"custom_datasets": {"mine": {"path": "d.csv", "protocol": "likert", "dimensions": []}}}
     (tmp_path / "custom.yaml").write_text(yaml.safe_dump(cfg))

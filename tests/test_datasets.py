@@ -2,7 +2,6 @@
 registry, the restated views of it agree with it, and prepare_dataset gets its
 files by role."""
 import re
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -13,8 +12,8 @@ from sumjudge.config import ConfigError, load_schema, validate
 from sumjudge.data.prepare import pinned_paths, reader_arguments, source_files
 from sumjudge.datasets import BUILTIN, DatasetConfigError, custom_spec, registry
 from sumjudge.protocols import PROTOCOLS
+from support.harness import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 SCHEMA_PATH = REPO / "workflow/schemas/config.schema.yaml"
 SCHEMA = load_schema(SCHEMA_PATH)["properties"]
 

@@ -3,11 +3,11 @@ and every config key the schema allows is documented somewhere in docs/ or the R
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import yaml
 
-REPO = Path(__file__).resolve().parents[1]
+from support.harness import REPO
+
 DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-REPO = Path(__file__).resolve().parents[1]
+from support.harness import REPO
+
 PREAMBLE = "sys.path[:0] = [snakemake.scriptdir, os.path.dirname(snakemake.scriptdir)]  # _log, sumjudge"
 OURS = {"sumjudge", "_log", "_metric"}
 # Imported inside a function on a path the rule never takes. Everything imported when a

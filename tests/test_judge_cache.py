@@ -5,7 +5,6 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pandas as pd
 
@@ -13,8 +12,8 @@ from sumjudge.judge.cache import ResponseCache
 from sumjudge.judge.run import judge_dataset
 from sumjudge.judge.spec import judge_spec
 from support.fake_openai import FakeOpenAIServer
+from support.harness import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 TEMPLATE = REPO / "prompts/likert_summeval.txt"
 
 

@@ -3,7 +3,6 @@ llama.cpp server started on 127.0.0.1 and stopped again, the same client code pa
 as for the OpenAI API. A handful of short prompts (about a minute on 2 cores)."""
 import dataclasses
 import socket
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -13,8 +12,8 @@ from sumjudge.judge import embedded, run as run_mod
 from sumjudge.judge.embedded import EMBEDDED_MODELS, EmbeddedError, assemble
 from sumjudge.judge.run import judge_dataset
 from sumjudge.judge.spec import judge_specs
+from support.harness import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 MODEL = "qwen2.5-coder-0.5b-instruct"
 
 ARTICLE = ("The city council of Springfield voted on Monday to build a new public library in the town centre. "
@@ -27,6 +26,7 @@ def spec():
     return judge_specs(yaml.safe_load((REPO / "config.yaml").read_text()))["qwen-0.5b"]
 
 
+@pytest.mark.slow  # the embedded model: writes and hashes its 491 MB GGUF
 def test_assembled_model_matches_its_sha256(tmp_path):
     path = assemble(MODEL, tmp_path)
     assert path.stat().st_size == EMBEDDED_MODELS[MODEL].size
@@ -55,6 +55,7 @@ def test_missing_packages_are_named():
         embedded.part_files(missing)
 
 
+@pytest.mark.slow  # the embedded model
 def test_embedded_judge_end_to_end(spec, tmp_path, monkeypatch):
     urls = []
     real_server = run_mod.llama_server

@@ -1,5 +1,4 @@
 """Prompt files, rendering, sending order and request planning."""
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -9,8 +8,8 @@ from sumjudge.datasets import BUILTIN
 from sumjudge.judge.protocols import label_columns
 from sumjudge.judge.run import plan_requests, unit_order
 from sumjudge.judge.spec import judge_spec
+from support.harness import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 FIG1 = ("Evaluate the quality of summaries written for a news article. Rate each summary on four dimensions: "
         "relevance, faithfulness, fluency, and coherence. You should rate on a scale from 1 (worst) to 5 (best)."
         "\n\nArticle: A\nSummary: S")

@@ -8,9 +8,8 @@ from sumjudge.judge.client import FatalJudgeError
 from sumjudge.judge.run import judge_dataset, retryable_errors
 from sumjudge.judge.spec import judge_spec
 from support.fake_openai import FakeOpenAIServer
-from pathlib import Path
+from support.harness import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 TEMPLATE = REPO / "prompts/likert_summeval.txt"
 
 

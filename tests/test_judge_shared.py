@@ -20,11 +20,10 @@ from sumjudge.judge.embedded import EMBEDDED_MODELS, EmbeddedError
 from sumjudge.judge.prompts import load_template
 from sumjudge.judge.run import judge_dataset, plan_requests
 from sumjudge.judge.spec import JudgeConfigError, judge_spec, normalise_base_url
+from support import harness
 from support.fake_openai import FakeOpenAIServer
+from support.harness import REPO
 
-pytestmark = pytest.mark.system("rouge-perl")  # tests/_system.py NEEDS
-
-REPO = Path(__file__).resolve().parents[1]
 TEMPLATE = REPO / "prompts/likert_summeval.txt"
 EMBEDDED = "qwen2.5-coder-1.5b-instruct"
 
@@ -290,6 +289,7 @@ def test_harmless_names_are_allowed():
     assert spec.extra_body["max_completion_tokens"] == 5
 
 
+@pytest.mark.system("rouge-perl")  # Snakemake: the slow tier (tests/_system.py NEEDS)
 def test_secrets_reach_nothing_under_results(tmp_path, mirror):
     """The workflow with secret-bearing settings stops before writing anything."""
     import yaml
@@ -298,10 +298,9 @@ def test_secrets_reach_nothing_under_results(tmp_path, mirror):
                                 "extra_body": {"api_key": secret}}},
            "judge": {"run": ["leaky"], "datasets": ["qags_xsum"]}}
     (tmp_path / "leaky.yaml").write_text(yaml.safe_dump(cfg))
-    out = subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory",
-                          str(tmp_path), "--configfile", str(REPO / "config.yaml"), str(REPO / "tests/slice.yaml"),
-                          str(tmp_path / "leaky.yaml"), "--config", f"mirror={mirror}", "--cores", "1"],
-                         capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    out = harness.snakemake(tmp_path, "--cores", "1",
+                            configfiles=[harness.CONFIG, harness.SLICE, tmp_path / "leaky.yaml"],
+                            config=[f"mirror={mirror}"], timeout=600, cwd=tmp_path)
     assert out.returncode != 0 and "judges.leaky.base_url" in out.stdout + out.stderr
     for f in tmp_path.rglob("*"):
         if f.is_file() and f.name != "leaky.yaml":

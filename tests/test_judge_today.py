@@ -19,8 +19,8 @@ from sumjudge.judge.client import FatalJudgeError, parse_duration, retry_after_h
 from sumjudge.judge.run import judge_dataset, retryable_errors
 from sumjudge.judge.spec import JudgeConfigError, judge_spec
 from support.fake_openai import FakeOpenAIServer
+from support.harness import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 TEMPLATE = REPO / "prompts/likert_summeval.txt"
 PRICES = {"price_input_per_1k": 0.002, "price_output_per_1k": 0.008}
 REASONING = {"model": "o-fake", "temperature": None, "max_tokens": None, "max_completion_tokens": 2000,

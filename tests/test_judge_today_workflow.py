@@ -4,19 +4,17 @@ configured right every unit is ok and usage.json shows cached and reasoning toke
 mode: batch sends no live request, costs the batch factor, and a rerun sends nothing."""
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 import yaml
 
+from support import harness
 from support.fake_openai import FakeOpenAIServer
 
 pytestmark = pytest.mark.system("rouge-perl")  # tests/_system.py NEEDS
 
-REPO = Path(__file__).resolve().parents[1]
 KEY = "sk-today-0123456789abcdef"
 RUNS = [("summeval", v) for v in ("base", "def", "def_ins", "sys_prompt")] + \
        [(d, "base") for d in ("newsroom", "tldr", "realsumm", "qags_cnn", "qags_xsum")]
@@ -30,12 +28,10 @@ def targets(judge):
 
 
 def snakemake(workdir: Path, mirror: Path, *args: str):
-    import os
-    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-           "--configfile", str(REPO / "config.yaml"), str(REPO / "tests/slice.yaml"), str(workdir / "today.yaml"),
-           "--config", f"mirror={mirror}", "--cores", "2", *args]
-    env = dict(os.environ, OPENAI_API_KEY=KEY)
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=1200, env=env, cwd=workdir)
+    return harness.snakemake(workdir, "--cores", "2", *args,
+                             configfiles=[harness.CONFIG, harness.SLICE, workdir / "today.yaml"],
+                             config=[f"mirror={mirror}"], timeout=1200, env=harness.workflow_env(OPENAI_API_KEY=KEY),
+                             cwd=workdir)
 
 
 def usage(workdir, judge, dataset, variant):

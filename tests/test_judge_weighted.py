@@ -4,7 +4,6 @@ integer scores; a model that refuses logprobs stops the judge after one request.
 import json
 import math
 import os
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -20,8 +19,8 @@ from sumjudge.tables.behaviour import behaviour_table
 from sumjudge.tables.build import _modal_share
 from sumjudge.tables.caveats import judge_shares
 from sumjudge.tables.inputs import JudgeRun
+from support.harness import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 TEMPLATE = REPO / "prompts/likert_summeval.txt"
 REPLY = "Relevance: 4\nConsistency: 3\nFluency: 5\nCoherence:2"
 L = math.log

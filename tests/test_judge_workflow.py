@@ -5,8 +5,6 @@ pairwise prompt re-sends only TLDR; the API key appears nowhere under results/ o
 the logs; a retired model stops with a clear message."""
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -14,11 +12,12 @@ import pytest
 import yaml
 
 from sumjudge.io import read_meta
+from support import harness
 from support.fake_openai import FakeOpenAIServer
+from support.harness import REPO, fake_judge, write_config
 
 pytestmark = pytest.mark.system("rouge-perl")  # tests/_system.py NEEDS
 
-REPO = Path(__file__).resolve().parents[1]
 MARKER = "sk-MARKER-d41d8cd98f00b204e9800998ecf8427e"
 RUNS = [("summeval", v) for v in ("base", "def", "def_ins", "sys_prompt")] + \
        [(d, "base") for d in ("newsroom", "tldr", "realsumm", "qags_cnn", "qags_xsum")]
@@ -33,13 +32,9 @@ def targets(judge="fake"):
 
 
 def snakemake(workdir: Path, mirror: Path, configs: list[Path], *args: str, key: str | None = MARKER):
-    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-           "--configfile", str(REPO / "config.yaml"), str(REPO / "tests/slice.yaml"), *map(str, configs),
-           "--config", f"mirror={mirror}", "--cores", "2", *args]
-    env = {k: v for k, v in __import__("os").environ.items() if k != "OPENAI_API_KEY"}
-    if key:
-        env["OPENAI_API_KEY"] = key
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=1200, env=env, cwd=workdir)
+    env = harness.workflow_env(**({"OPENAI_API_KEY": key} if key else {}))
+    return harness.snakemake(workdir, "--cores", "2", *args, configfiles=[harness.CONFIG, harness.SLICE, *configs],
+                             config=[f"mirror={mirror}"], timeout=1200, env=env, cwd=workdir)
 
 
 def usage(workdir, dataset, variant, judge="fake"):
@@ -56,10 +51,9 @@ def server():
 def workdir(tmp_path_factory, mirror, server):
     wd = tmp_path_factory.mktemp("judge-wf")
     shutil.copytree(REPO / "prompts", wd / "my-prompts")
-    cfg = {"judges": {"fake": {"model": "fake-model", "base_url": server.url, "api_key_env": "OPENAI_API_KEY",
-                               "max_concurrency": 4, "price_input_per_1k": 0.0015, "price_output_per_1k": 0.002}},
-           "judge": {"run": ["fake"], "prompt_dir": "my-prompts"}}
-    (wd / "fake.yaml").write_text(yaml.safe_dump(cfg))
+    write_config(wd / "fake.yaml", {
+        "judges": {"fake": fake_judge(server, price_input_per_1k=0.0015, price_output_per_1k=0.002)},
+        "judge": {"run": ["fake"], "prompt_dir": "my-prompts"}})
     out = snakemake(wd, mirror, [wd / "fake.yaml"], *targets())
     assert out.returncode == 0, out.stderr[-4000:]
     return wd

@@ -4,7 +4,6 @@ serving the 0.5B GGUF under a name that is not its file name."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -13,8 +12,8 @@ import yaml
 from sumjudge.judge.embedded import assemble, llama_server
 from sumjudge.judge.run import judge_dataset
 from sumjudge.judge.spec import judge_spec, judge_specs
+from support.harness import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 SERVED = "local/qwen-small"   # the name the server answers to (vLLM: --served-model-name)
 
 pytestmark = pytest.mark.slow

@@ -4,7 +4,6 @@ import subprocess
 import sys
 import textwrap
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,8 +13,8 @@ from sumjudge.config import ConfigError, validate
 from sumjudge.metrics.loading import ModelUnavailable, resolve_model, split_sentences
 from sumjudge.metrics.units import (Side, answer_questions, assemble, claims_for, mean_over_references,
                                     pairwise_choice, sides_for)
+from support.harness import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
 
 

@@ -3,7 +3,6 @@ at small local models each rule writes its Parquet; with the default models and 
 each rule stops within seconds with the clear message and leaves no output behind."""
 import re
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -13,10 +12,11 @@ import yaml
 
 from _metric_models import local_metrics_config, tiny_models
 from sumjudge.io import read_meta
+from support import harness
+from support.harness import REPO
 
 pytestmark = pytest.mark.system("rouge-perl")  # tests/_system.py NEEDS
 
-REPO = Path(__file__).resolve().parents[1]
 SLICE = {"summeval": {"docs": 1}, "tldr": {"units": 4}, "realsumm": {"docs": 1}, "qags_xsum": {"units": 4},
          "newsroom": {"docs": 1}, "qags_cnn": {"docs": 1}}
 LOCAL = {"bertscore": ["summeval", "tldr"], "moverscore": ["summeval", "tldr"], "bartscore": ["summeval", "tldr"],
@@ -38,10 +38,8 @@ def snakemake(workdir: Path, mirror: Path, configfile: Path, *args: str, env=Non
     # one thread per metric job, so that two jobs share the two cores
     one_thread = [f"{rule}=1" for rule in ("metric_bertscore", "metric_moverscore", "metric_bartscore_checkpoint",
                                            "metric_factcc", "metric_dae")]
-    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-           "--configfile", str(REPO / "config.yaml"), str(configfile), "--config", f"mirror={mirror}",
-           "--cores", "2", "--set-threads", *one_thread, *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=env)
+    return harness.snakemake(workdir, "--cores", "2", "--set-threads", *one_thread, *args,
+                             configfiles=[harness.CONFIG, configfile], config=[f"mirror={mirror}"], env=env)
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,7 @@ from pathlib import Path
 import yaml
 
 from sumjudge.metrics.preflight import applies, manual_steps, report
-
-REPO = Path(__file__).resolve().parents[1]
+from support.harness import REPO
 
 
 def local_metrics(tmp_path: Path) -> dict:

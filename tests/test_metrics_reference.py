@@ -21,7 +21,8 @@ def models():
 @pytest.fixture(scope="module")
 def slices(prepared):
     se = prepared("summeval")
-    return {"summeval": se[se["doc_id"] == se["doc_id"].iloc[0]].reset_index(drop=True),
+    # four summaries of one document (each with its 11 references): the 16 of the document took a minute
+    return {"summeval": se[se["doc_id"] == se["doc_id"].iloc[0]].head(4).reset_index(drop=True),
             "newsroom": prepared("newsroom").head(5).reset_index(drop=True),
             "tldr": prepared("tldr").head(4).reset_index(drop=True)}
 

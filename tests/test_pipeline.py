@@ -4,17 +4,16 @@ published_vs_reproduced.csv; the ROUGE rows of Tables 1 and 2 and the annotator 
 of Table 6 reproduce the paper, and every sample- and dataset-level interval holds
 its point."""
 import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from sumjudge.io import read_meta
+from support import harness
 
 pytestmark = pytest.mark.system("rouge-perl")  # tests/_system.py NEEDS
 
-REPO = Path(__file__).resolve().parents[1]
 TARGETS = [f"results/data/{d}.parquet" for d in
            ("summeval", "newsroom", "tldr", "realsumm", "qags_cnn", "qags_xsum")] + \
           [f"results/tables/table{k}.{ext}" for k in (1, 2, 6) for ext in ("csv", "tex")] + \
@@ -23,11 +22,9 @@ ROWS = {"summeval": 1600, "newsroom": 420, "tldr": 335, "realsumm": 2400, "qags_
 
 
 def snakemake(workdir: Path, mirror: Path, *args: str) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
-           "--directory", str(workdir), "--configfile", str(REPO / "config.yaml"),
-           # the foundation alone: no judge, no learned metrics (those have their own tests)
-           "--config", f"mirror={mirror}", "judge={run: []}", "metrics={run: []}", *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+    # the foundation alone: no judge, no learned metrics (those have their own tests)
+    return harness.snakemake(workdir, *args, configfiles=[harness.CONFIG],
+                             config=[f"mirror={mirror}", "judge={run: []}", "metrics={run: []}"], timeout=1800)
 
 
 @pytest.fixture(scope="module")

@@ -12,21 +12,21 @@ import pandas as pd
 import pytest
 import yaml
 
+from support import harness
+from support.harness import REPO
+
 sys.path.insert(0, str(Path(__file__).parent / "stub_judge"))
 from synthetic import write_judge  # noqa: E402
 
 pytestmark = pytest.mark.system("rouge-perl")  # tests/_system.py NEEDS
 
-REPO = Path(__file__).resolve().parents[1]
 DATASETS = ("summeval", "newsroom", "tldr", "realsumm", "qags_cnn", "qags_xsum")
 SUMMEVAL_VARIANTS = ("base", "def", "def_ins", "sys_prompt")
 
 
 def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-           "--configfile", str(workdir / "config.yaml"), *args]
     # umask 022: every file the workflow writes must then be readable by the group (0644, never 0600)
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=900, umask=0o022)
+    return harness.snakemake(workdir, *args, configfiles=[workdir / "config.yaml"], umask=0o022)
 
 
 def slice_config(mirror: Path) -> dict:

@@ -12,7 +12,8 @@ from sumjudge.metrics.rouge import RougePerlError, rouge_perl_batch, rouge_score
 from sumjudge.tables.correlation import ROUGE_ROWS, correlation_rows
 from sumjudge.tables.published import attach_published
 
-pytestmark = pytest.mark.system("rouge-perl")  # the default implementation is ROUGE-1.5.5 (tests/_system.py)
+# ROUGE-1.5.5 in Perl (the default implementation) needs perl with XML::Parser: those tests are slow
+PERL = pytest.mark.system("rouge-perl")  # tests/_system.py NEEDS
 
 
 def test_hand_computed_single_reference():
@@ -55,6 +56,7 @@ def test_tldr_choice_and_tie():
     assert out.loc[0, "rouge1_0"] == pytest.approx(1.0) and out.loc[0, "rouge1_1"] == 0.0
 
 
+@PERL
 def test_parallel_equals_serial(prepared):
     df = prepared("newsroom").head(40)
     serial = score_dataset(df, "newsroom", workers=1, progress=False)
@@ -73,6 +75,7 @@ def perl():
     NEEDS["rouge-perl"].install()
 
 
+@PERL
 def test_perl_see_format_keeps_a_sentence_up_to_its_first_angle_bracket(perl):
     # pyrouge's HTML reader takes `([^<]+)`: "the cat < unk > sat" is read as "the cat"
     see = rouge_perl_batch(["the cat < unk > sat"], [["the cat sat"]], input_format="see")[0]
@@ -81,6 +84,7 @@ def test_perl_see_format_keeps_a_sentence_up_to_its_first_angle_bracket(perl):
     assert spl["rouge1"] == pytest.approx(2 * (3 / 4) * 1 / (3 / 4 + 1), abs=1e-5)             # P 3/4, R 1: 6/7
 
 
+@PERL
 def test_perl_mean_over_references_versus_pooled(perl):
     refs = [["a b", "a c d e"]]
     mean = rouge_perl_batch(["a b"], refs, multi_reference="mean")[0]
@@ -91,11 +95,13 @@ def test_perl_mean_over_references_versus_pooled(perl):
     assert pooled["rouge1"] == pytest.approx(0.6, abs=1e-5)
 
 
+@PERL
 def test_perl_stems_with_m(perl):
     assert rouge_perl_batch(["running cats"], [["run cat"]])[0]["rouge1"] == pytest.approx(1.0)
     assert rouge_perl_batch(["running cats"], [["run cat"]], stemming=False)[0]["rouge1"] == 0.0
 
 
+@PERL
 def test_perl_failure_names_the_key_and_the_fix(perl, monkeypatch):
     import types
 
@@ -117,6 +123,7 @@ def test_unknown_option_names_the_config_key():
         score_dataset(df, "tldr", sentences="commas", progress=False)
 
 
+@PERL
 def test_perl_and_python_agree_on_summeval(prepared, perl):
     df = prepared("summeval").head(32)
     py = score_dataset(df, "summeval", "rouge-score", workers=1, progress=False)
@@ -142,6 +149,7 @@ def paper_cells(prepared, perl):
     return out
 
 
+@PERL
 @pytest.mark.parametrize("name,table", [("summeval", "Table 1"), ("newsroom", "Table 2")])
 def test_default_rouge_reproduces_every_published_cell(paper_cells, name, table):
     cells = paper_cells[name]

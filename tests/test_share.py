@@ -20,8 +20,8 @@ import yaml
 from sumjudge.share import archive as share
 from sumjudge.share.code import code_digest, code_files
 from sumjudge.share.status import report, stale_outputs
-
-REPO = Path(__file__).resolve().parents[1]
+from support import harness
+from support.harness import REPO, clone as _clone, fake_judge
 MARKER = "sk-SHARE-MARKER-5f447b5bd63ff7970bbb"
 
 
@@ -216,27 +216,10 @@ def test_status_names_the_stale_rule_and_the_changed_file(tmp_path):
 
 # --- through Snakemake: a collaborator's clone ---------------------------------------------------
 
-def _clone(dst: Path) -> Path:
-    """The checkout as a fresh clone has it: tracked and new (not ignored) files."""
-    files = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"], cwd=REPO,
-                           capture_output=True, text=True, check=True).stdout.split("\0")
-    for f in filter(None, files):
-        src = REPO / f
-        if src.is_file() and not src.is_symlink():
-            (dst / f).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy(src, dst / f)
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(dst)]
-    subprocess.run([*git, "init", "-q"], check=True)
-    subprocess.run([*git, "add", "-A"], check=True)
-    subprocess.run([*git, "commit", "-q", "-m", "clone"], check=True)
-    return dst
-
-
 def _run(wd: Path, *args: str, env_extra=None):
-    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "PYTHONPATH")}
-    env.update({"HF_HUB_OFFLINE": "1", "PYTHONPATH": str(wd)}, **(env_extra or {}))
-    cmd = [sys.executable, "-m", "snakemake", "--cores", "2", *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=env, cwd=wd)
+    """Snakemake in a clone (its own Snakefile, its own sumjudge)."""
+    env = harness.workflow_env(HF_HUB_OFFLINE="1", PYTHONPATH=str(wd), **(env_extra or {}))
+    return harness.snakemake(wd, "--cores", "2", *args, snakefile=None, env=env, cwd=wd)
 
 
 def job_counts(out: subprocess.CompletedProcess) -> dict[str, int]:
@@ -263,7 +246,7 @@ def server():
 
 
 def _judge(server, name):
-    return {"model": "fake-model", "base_url": server.url, "api_key_env": "SJ_SHARE_KEY", "max_concurrency": 2}
+    return fake_judge(server, api_key_env="SJ_SHARE_KEY", max_concurrency=2)
 
 
 @pytest.mark.slow

@@ -8,7 +8,6 @@ really have gone through SLURM, a judge's concurrency must hold across jobs, and
 API key must appear in no job script, no SLURM log and nowhere under results/.
 """
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -21,14 +20,15 @@ import pandas as pd
 import pytest
 import yaml
 
+from support import harness
 from support.fake_openai import FakeOpenAIServer
+from support.harness import REPO, fake_judge, workflow_env
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _slurm import LocalSlurm  # noqa: E402
 
 pytestmark = pytest.mark.system("slurm", "rouge-perl")  # tests/_system.py NEEDS
 
-REPO = Path(__file__).resolve().parents[1]
 PROFILES = REPO / "workflow/profiles"
 MARKER = "sk-SLURMMARKER-9e107d9d372bb6826bd81d3542a419d6"
 DATASETS = ROUGE = ("summeval", "newsroom", "tldr")  # the slice's ROUGE datasets (16 fetched files)
@@ -43,15 +43,14 @@ VOLATILE_USAGE = {"wall_s"}
 
 
 def snakemake_cmd(workdir: Path, mirror: Path, *args: str) -> list[str]:
-    return [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-            "--configfile", str(REPO / "config.yaml"), str(REPO / "tests/slice.yaml"), str(workdir / "fake.yaml"),
-            "--config", f"mirror={mirror}", *args, *TARGETS]
+    return harness.snakemake_cmd(workdir, *args, *TARGETS,
+                                 configfiles=[harness.CONFIG, harness.SLICE, workdir / "fake.yaml"],
+                                 config=[f"mirror={mirror}"])
 
 
 def make_workdir(root: Path, server) -> Path:
     root.mkdir(parents=True)
-    cfg = {"judges": {"fake": {"model": "fake-model", "base_url": server.url, "api_key_env": "OPENAI_API_KEY",
-                               "max_concurrency": CONCURRENCY}},
+    cfg = {"judges": {"fake": fake_judge(server, max_concurrency=CONCURRENCY)},
            "datasets": list(DATASETS),
            "judge": {"run": ["fake"], "datasets": ["summeval"], "summeval_variants": list(VARIANTS),
                      "progress": False}}
@@ -77,8 +76,7 @@ def server():
 @pytest.fixture(scope="module")
 def runs(base, mirror, server):
     """(local workdir, slurm workdir, slurm run's facts); the cluster is gone afterwards."""
-    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
-    env["OPENAI_API_KEY"] = MARKER
+    env = workflow_env(OPENAI_API_KEY=MARKER)
     local = make_workdir(base / "local", server)
     t0 = time.monotonic()
     out = subprocess.run(snakemake_cmd(local, mirror, "--cores", "2"), capture_output=True, text=True,

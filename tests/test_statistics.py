@@ -17,8 +17,7 @@ from sumjudge.stats.matrix import UNDEFINED_ROWS, levels_stack
 from sumjudge.stats.permutation import cell_swap_masks, level_schemes, paired_correlation_test, standardize
 from sumjudge.tables.common import Row
 from sumjudge.tables.settings import TableSettings
-
-REPO = Path(__file__).resolve().parents[1]
+from support.harness import REPO
 
 
 def tidy(x: np.ndarray, y: np.ndarray) -> pd.DataFrame:
@@ -84,6 +83,14 @@ def _enumerated_p(x, z, y, scheme: str) -> dict[str, float]:
     obs = {lv: _levels_reference(xs, y)[lv] - _levels_reference(zs, y)[lv] for lv in LEVELS}
     extreme = {lv: 0 for lv in LEVELS}
     patterns = list(itertools.product((False, True), repeat=n_units))
+    swapped = {}  # a mask's levels: b of mask m is a of mask ~m, so each is computed once
+
+    def levels_taking_z_at(m):
+        key = m.tobytes()
+        if key not in swapped:
+            swapped[key] = _levels_reference(np.where(m, zs, xs), y)
+        return swapped[key]
+
     for bits in patterns:
         bits = np.array(bits)
         if scheme == "summaries":
@@ -94,8 +101,7 @@ def _enumerated_p(x, z, y, scheme: str) -> dict[str, float]:
             m = np.repeat(bits[None, :], d, axis=0)
         else:
             m = bits[:d, None] ^ bits[None, d:]
-        a, b = np.where(m, zs, xs), np.where(m, xs, zs)
-        ra, rb = _levels_reference(a, y), _levels_reference(b, y)
+        ra, rb = levels_taking_z_at(m), levels_taking_z_at(~m)  # np.where(m, zs, xs), np.where(m, xs, zs)
         for lv in LEVELS:
             extreme[lv] += abs(ra[lv] - rb[lv]) >= abs(obs[lv]) - 1e-12 * max(1.0, abs(obs[lv]))
     return {lv: extreme[lv] / len(patterns) for lv in LEVELS}

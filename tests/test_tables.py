@@ -17,11 +17,11 @@ from sumjudge.tables.overview import render
 from sumjudge.tables.published import load_published, published_vs_reproduced, read_table_csv
 from sumjudge.tables.replies import explanation_words
 from sumjudge.tables.settings import TableSettings
+from support.harness import REPO
 
 sys.path.insert(0, str(Path(__file__).parent / "stub_judge"))
 from synthetic import write_judge  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[1]
 # a few documents only: per-summary swaps and raw p-values keep a dagger for the LaTeX test to find
 # (the default schemes and Holm are tested in test_statistics.py)
 SETTINGS = TableSettings(bootstrap_resamples=100, permutation_resamples=100, seed=1, permutation="summaries",

@@ -11,8 +11,7 @@ import pytest
 from sumjudge.tables.errors import TablesInputError
 from sumjudge.tables.inputs import load_judge_run, load_metric_table
 from sumjudge.tables.settings import TableSettings
-
-ROOT = Path(__file__).resolve().parents[1]
+from support.harness import REPO as ROOT
 
 
 def _judge(tmp_path, frame) -> Path:

@@ -3,25 +3,23 @@ what a node has: docs/cluster.md). A dry run with 64 cores, so nothing is capped
 over every rule group: each job's threads come from `threads:` or the judge's
 server.n_threads, never from a number written in a rule."""
 import re
-import subprocess
-import sys
-from pathlib import Path
 
+import pytest
 import yaml
 
-REPO = Path(__file__).resolve().parents[1]
+from support import harness
+from support.harness import REPO
 
 
+@pytest.mark.slow  # Snakemake
 def test_every_job_takes_its_threads_from_the_config(tmp_path, mirror):
     cfg = {"threads": {"rouge": 3, "metrics": 5}, "metrics": {"check_models": False},  # stand-ins not built here
            "judges": {"qwen-1.5b": {"server": {"n_threads": 7}}},
            "judge": {"run": ["qwen-1.5b"], "datasets": ["qags_xsum"]}}
     (tmp_path / "threads.yaml").write_text(yaml.safe_dump(cfg))
-    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(tmp_path),
-           "--configfile", str(REPO / "config.yaml"), str(REPO / "tests/slice.yaml"),
-           str(REPO / "tests/metrics_local.yaml"), str(tmp_path / "threads.yaml"),
-           "--config", f"mirror={mirror}", "--cores", "64", "-n"]
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    out = harness.snakemake(tmp_path, "--cores", "64", "-n", configfiles=[
+        harness.CONFIG, harness.SLICE, REPO / "tests/metrics_local.yaml", tmp_path / "threads.yaml"],
+        config=[f"mirror={mirror}"], timeout=600, cwd=tmp_path)
     assert out.returncode == 0, out.stderr[-3000:]
     threads: dict[str, set[int]] = {}
     for block in re.split(r"\n(?=rule \w+:)", out.stdout + out.stderr):
