@@ -23,6 +23,7 @@ from .client import FatalJudgeError, Request, RequestLayer, Result, Stats
 from .embedded import DUMMY_KEY, EmbeddedError, assemble, engine_version, llama_server
 from .offline import require_sender, with_context
 from .. import datasets as _ds
+from .transport import estimate_tokens
 from .prompts import Template, check_template, load_template, prompt_hash, unit_fields
 from .spec import UNCAPPED_OUTPUT_TOKENS, completion_cap, cost_usd, label_params, priced, request_params, \
     server_identity, usage_tokens
@@ -54,11 +55,6 @@ def unit_order(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", order: str = 
     keys = df[col].astype(str).tolist()
     first = {k: i for i, k in reversed(list(enumerate(keys)))}
     return sorted(range(len(df)), key=lambda i: (first[keys[i]], i))
-
-
-def estimate_tokens(text: str) -> int:
-    """~4 characters per token (English, GPT-style BPE); for pacing and cost estimates."""
-    return max(1, math.ceil(len(text) / 4))
 
 
 @dataclass
@@ -203,6 +199,30 @@ def judge_dataset(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", variant: s
                     label, len(usage["models_seen"]),
                     "; ".join(f"{m['model']} {m['system_fingerprint']}: {m['count']}" for m in usage["models_seen"]))
     return table, usage
+
+
+def submit_batches(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", variant: str,
+                   template: Template | str | Path, spec: dict[str, Any], *, cache_dir: str | Path,
+                   order: str = "article") -> dict[str, Any]:
+    """For a ``mode: batch`` judge (rule ``judge_batch_submit``): upload and create the
+    batches of the requests :func:`judge_dataset` would send, and return at once with
+    what was submitted. :func:`judge_dataset` then finds them in the batch journal and
+    only waits, so the batches of all of a judge's jobs are in flight together."""
+    if not isinstance(template, Template):
+        template = load_template(template)
+    spec_ds = _ds.get(dataset)
+    cache = ResponseCache(cache_dir)
+    requests = [p.request for p in plan_requests(df, spec_ds, template, spec, order)]
+    label = f"{spec['name']}/{spec_ds.name}/{variant}"
+    missing = [r for r in requests if cache.get(r.key) is None]
+    if not missing:
+        return {"judge": spec["name"], "label": label, "requests": len(requests), "not_cached": 0, "batches": [],
+                "submitted_now": 0, "chunks_held_back": 0, "estimated_input_tokens": 0}
+    log.info("%s: %d of %d requests not cached", label, len(missing), len(requests))
+    require_sender(spec, label, len(missing), len(requests), cache.quarantined)
+    from .batch import BatchRunner
+    with endpoint(spec) as (url, key, _health):
+        return BatchRunner(spec, url, key, cache, label=label, progress=False).submit(requests)
 
 
 def no_content_reason(entry: dict[str, Any]) -> str | None:
@@ -369,5 +389,5 @@ def retryable_errors(table: pd.DataFrame) -> pd.DataFrame:
     return table[table["status"] == "api_error"]
 
 
-__all__ = ["judge_dataset", "plan_requests", "unit_order", "estimate_tokens", "endpoint",
+__all__ = ["judge_dataset", "submit_batches", "plan_requests", "unit_order", "estimate_tokens", "endpoint",
            "retryable_errors", "ORDERS", "FatalJudgeError"]

@@ -51,6 +51,7 @@ BATCH_DEFAULTS: dict[str, Any] = {
     "max_bytes": 200000000,      # per input file (OpenAI's limit: 200 MB)
     "wait": True,                # true: poll until done; false: submit, report, stop the rule
     "fallback": "resubmit",      # requests an expired/cancelled batch left over: resubmit | live
+    "max_enqueued_tokens": None,  # estimated input tokens of the judge's batches in flight at once; null: no limit
 }
 
 MODES = ("live", "batch")
