@@ -5,7 +5,7 @@ names the setting. Against the fake server with a batch completion delay; no Sna
 import pytest
 
 from sumjudge.judge.batch import input_tokens
-from sumjudge.judge.client import FatalJudgeError
+from sumjudge.judge.errors import BatchTokenLimit, FatalJudgeError
 from sumjudge.judge.prompts import load_template
 from sumjudge.judge.run import plan_requests, submit_batches
 from support.fake_openai import FakeOpenAIServer
@@ -90,4 +90,4 @@ def test_a_batch_refused_at_the_enqueued_token_limit_names_max_enqueued_tokens(t
     msg = str(err.value)
     now = "null, no limit" if budget is None else str(budget)
     assert f"set judges.o-b.batch.max_enqueued_tokens (now {now}) below that limit" in msg
-    assert err.value.kind == "batch_token_limit"
+    assert isinstance(err.value, BatchTokenLimit) and err.value.kind == "batch_token_limit"

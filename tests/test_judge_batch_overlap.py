@@ -49,6 +49,8 @@ def test_the_nine_batch_jobs_of_a_judge_have_their_batches_in_flight_together(tm
         assert out.returncode == 0, out.stderr[-6000:]
         batches = list(server.batches.values())
         events = server.batch_events
+        again = snakemake(tmp_path, mirror, "-n", *targets)  # the temporary records gone: nothing to do
+        assert again.returncode == 0 and "Nothing to be done" in again.stdout + again.stderr, again.stdout[-3000:]
 
     assert len(batches) == len(RUNS) and server.requests_received == 0
     assert all(b["status"] == "completed" for b in batches)

