@@ -19,7 +19,7 @@ pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[1]
 KEY = "sk-overlap-0123456789abcdef"
-DELAY_S = 45.0  # D: longer than the nine submit jobs take to start, one after another, on 2 loaded cores
+DELAY_S = 60.0  # D: longer than the nine submit jobs take to start, one after another, on 2 loaded cores
 RUNS = [("summeval", v) for v in ("base", "def", "def_ins", "sys_prompt")] + \
        [(d, "base") for d in ("newsroom", "tldr", "realsumm", "qags_cnn", "qags_xsum")]
 JUDGE = {"model": "o-fake", "base_url": None, "api_key_env": "OPENAI_API_KEY", "temperature": None,

@@ -12,14 +12,15 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import pandas as pd
 
 from .. import datasets as _ds
 from .cache import ResponseCache, remember_legacy, request_key
+from .batch import BatchRunner
 from .client import RequestLayer
-from .endpoint import endpoint_for
+from .endpoint import Connection, endpoint_for
 from .errors import EmbeddedError, FatalJudgeError
 from .offline import with_context
 from .transport import Request, Result, Stats, Transport, estimate_tokens
@@ -128,6 +129,15 @@ class Progress:
         log.info("%s: %s", self.label, self.line(stats))
 
 
+def transport_for(spec: dict[str, Any], conn: Connection, cache: ResponseCache, *,
+                  on_result: Callable[[Result, Stats], None] | None = None, label: str = "",
+                  progress: bool = True) -> Transport:
+    """The judge's transport (``judges.<name>.mode``): the Batch API, or live requests."""
+    if spec.get("mode") == "batch":
+        return BatchRunner(spec, conn.url, conn.api_key, cache, on_result=on_result, label=label, progress=progress)
+    return RequestLayer(spec, conn.url, conn.api_key, cache, on_result=on_result, health=conn.health)
+
+
 def judge_dataset(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", variant: str, template: Template | str | Path,
                   spec: dict[str, Any], *, cache_dir: str | Path, model_dir: str | None = None,
                   order: str = "article", server_log: str | None = None,
@@ -155,13 +165,7 @@ def judge_dataset(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", variant: s
             cache.record = source.record  # recorded beside each reply, not in the key
             try:
                 with source.connect(model_dir, server_log) as conn:
-                    if spec.get("mode") == "batch":
-                        from .batch import BatchRunner
-                        layer = BatchRunner(spec, conn.url, conn.api_key, cache, on_result=bar, label=label,
-                                            progress=progress)
-                    else:
-                        layer = RequestLayer(spec, conn.url, conn.api_key, cache, on_result=bar,
-                                             health=conn.health)
+                    layer = transport_for(spec, conn, cache, on_result=bar, label=label, progress=progress)
                     results = layer.run(requests)
             except EmbeddedError as err:  # no model file, or the server did not start
                 raise with_context(err, label, len(missing), len(requests), cache.quarantined) from None
@@ -200,7 +204,6 @@ def submit_batches(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", variant: 
     log.info("%s: %d of %d requests not cached", label, len(missing), len(requests))
     source = endpoint_for(spec)
     source.require_sender(label, len(missing), len(requests), cache.quarantined)
-    from .batch import BatchRunner
     with source.connect() as conn:
         return BatchRunner(spec, conn.url, conn.api_key, cache, label=label, progress=False).submit(requests)
 
