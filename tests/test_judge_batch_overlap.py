@@ -75,3 +75,23 @@ def test_the_nine_batch_jobs_of_a_judge_have_their_batches_in_flight_together(tm
         assert usage["batches_submitted"] == 1 and usage["requests_sent"] == 0
         assert usage["batch_replies"] == table["request_key"].nunique()  # one request per key
         assert not (tmp_path / f"results/judge/o-batch/{dataset}/{variant}.batches.json").exists()  # temp()
+
+
+def test_a_batch_judges_swapped_order_is_submitted_with_the_original_and_waits_with_it(tmp_path, mirror):
+    delay = 20.0
+    with FakeOpenAIServer(reasoning_models=("o-fake",), api_key=KEY, batch_delay_s=delay) as server:
+        (tmp_path / "batch.yaml").write_text(yaml.safe_dump(
+            {"judges": {"o-batch": {**JUDGE, "base_url": server.url}},
+             "judge": {"run": ["o-batch"], "pairwise_orders": ["original", "swapped"]}}))
+        targets = [f"results/judge/o-batch/tldr/{v}.{ext}" for v in ("base", "base_swapped")
+                   for ext in ("parquet", "usage.json")]
+        out = snakemake(tmp_path, mirror, *targets)
+        assert out.returncode == 0, out.stderr[-6000:]
+        batches = list(server.batches.values())
+    assert len(batches) == 2 and server.requests_received == 0
+    assert max(b["created_at"] for b in batches) < min(b["completed_at"] for b in batches)
+    tables = {v: pd.read_parquet(tmp_path / f"results/judge/o-batch/tldr/{v}.parquet") for v in ("base", "base_swapped")}
+    assert set(tables["base"]["request_key"]).isdisjoint(tables["base_swapped"]["request_key"])  # other prompts
+    for v, table in tables.items():
+        usage = json.loads((tmp_path / f"results/judge/o-batch/tldr/{v}.usage.json").read_text())
+        assert (table["via"] == "batch").all() and usage["batches_submitted"] == 1, (v, usage)
