@@ -95,3 +95,26 @@ def test_a_batch_judges_swapped_order_is_submitted_with_the_original_and_waits_w
     for v, table in tables.items():
         usage = json.loads((tmp_path / f"results/judge/o-batch/tldr/{v}.usage.json").read_text())
         assert (table["via"] == "batch").all() and usage["batches_submitted"] == 1, (v, usage)
+
+
+def test_a_live_judge_is_scheduled_as_before_and_a_batch_judge_waits_without_its_resource(tmp_path, mirror):
+    """The dry run's jobs: a live judge's job claims all of its resource (its jobs take turns,
+    as before); a batch judge's submit job claims it, ahead by priority, its waiting job none."""
+    live = {k: v for k, v in JUDGE.items() if k not in ("mode", "batch")}
+    (tmp_path / "batch.yaml").write_text(yaml.safe_dump(
+        {"judges": {"o-live": {**live, "base_url": "http://127.0.0.1:9/v1"},
+                    "o-batch": {**JUDGE, "base_url": "http://127.0.0.1:9/v1"}}, "judge": {"run": ["o-live"]}}))
+    out = snakemake(tmp_path, mirror, "-n", "results/judge/o-live/tldr/base.parquet",
+                    "results/judge/o-batch/tldr/base.parquet")
+    assert out.returncode == 0, out.stderr[-3000:]
+    jobs = {}
+    for block in out.stdout.split("\nrule ")[1:]:
+        rule, fields = block.split(":", 1)[0], dict(line.strip().split(": ", 1) for line in block.splitlines()[1:]
+                                                    if ": " in line)
+        jobs[(rule, fields.get("output", "").split("/")[2] if "judge" in rule else "")] = fields
+    claims = {k: dict(r.split("=") for r in f["resources"].split(", ")) for k, f in jobs.items() if "judge" in k[0]}
+    assert claims[("judge", "o-live")]["judge_o_live"] == "4" and claims[("judge", "o-live")]["judge_o_batch"] == "0"
+    assert claims[("judge_batch_submit", "o-batch")]["judge_o_batch"] == "4"
+    assert claims[("judge", "o-batch")]["judge_o_batch"] == "0" and claims[("judge", "o-batch")]["judge_o_live"] == "0"
+    assert jobs[("judge_batch_submit", "o-batch")].get("priority") == "10" and "priority" not in jobs[("judge", "o-live")]
+    assert ("judge_batch_submit", "o-live") not in jobs  # a live judge has no submit step
