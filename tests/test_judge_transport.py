@@ -65,3 +65,15 @@ def test_whether_a_judge_is_embedded_is_asked_in_its_endpoint_only():
                                               r"them needs the key of judge 'r': environment variable "
                                               r"SUMJUDGE_TEST_UNSET_KEY is not set"):
         endpoint_for(remote).require_sender("r/summeval/base", 3, 4)
+
+
+def test_a_failure_keeps_its_class_and_kind_when_the_cache_context_is_added():
+    from sumjudge.judge.errors import BatchPending, EmbeddedError, InvalidRequest, MissingKey
+    from sumjudge.judge.offline import with_context
+    for err, kind in ((MissingKey("no key"), "auth"), (InvalidRequest("no key"), "invalid_request"),
+                      (FatalJudgeError("quota", "no key"), "quota"), (BatchPending("no key"), "batch_pending")):
+        got = with_context(err, "j/summeval/base", 3, 4, [])
+        assert type(got) is type(err) and got.kind == kind and isinstance(got, FatalJudgeError)
+        assert str(got) == "j/summeval/base: 3 of 4 requests are not in the cache; no key"
+    got = with_context(EmbeddedError("no engine"), "j/tldr/base", 1, 2, [])
+    assert type(got) is EmbeddedError and str(got) == "j/tldr/base: 1 of 2 requests are not in the cache; no engine"

@@ -56,7 +56,7 @@ import openai
 from ..io import tmp_beside
 from .cache import ResponseCache, make_entry
 from .client import RequestLayer
-from .errors import BatchPending, BatchTokenLimit, FatalJudgeError
+from .errors import BatchFailed, BatchPending, BatchTokenLimit, FatalJudgeError, InvalidRequest
 from .spec import cost_usd
 from .transport import (FATAL, PER_UNIT, TRANSIENT, Request, Result, Stats, Transport, classify, classify_status,
                         completion_dict, error_fields, error_text, estimate_tokens, invalid_request_message,
@@ -437,10 +437,10 @@ class BatchRunner(Transport):
                     f"judges.{name}.batch.max_requests so each batch holds fewer tokens, or set "
                     f"judges.{name}.mode: live"))
             if fields["param"] in ("body", None) or not fields["message"]:
-                raise FatalJudgeError("batch_failed", f"judge '{self.spec['name']}': batch {batch.id} failed "
+                raise BatchFailed(f"judge '{self.spec['name']}': batch {batch.id} failed "
                                       f"validation at {self.base_url} ({detail}); check judges.{self.spec['name']}"
                                       f".model and the request settings, or set judges.{self.spec['name']}.mode: live")
-            raise FatalJudgeError("invalid_request", invalid_request_message(self.spec, fields, self.base_url, True))
+            raise InvalidRequest(invalid_request_message(self.spec, fields, self.base_url, True))
         keys = set(rec["keys"])
         got: dict[str, Result] = {}
         errors: dict[str, tuple[str, str]] = {}
@@ -473,9 +473,8 @@ class BatchRunner(Transport):
                 if kind == "invalid_request" or kind in FATAL:
                     if fatal is None:
                         fields = error_fields(body)
-                        fatal = FatalJudgeError(kind, invalid_request_message(self.spec, fields, self.base_url, True)
-                                                if kind == "invalid_request" else
-                                                self.fatal_message(kind, message))
+                        fatal = (InvalidRequest(invalid_request_message(self.spec, fields, self.base_url, True))
+                                 if kind == "invalid_request" else FatalJudgeError(kind, self.fatal_message(kind, message)))
                     continue
                 errors[key] = (kind, message)
             # else: no response (batch_expired / batch_cancelled): a leftover
@@ -509,8 +508,8 @@ class BatchRunner(Transport):
             message = scrub(f"{type(err).__name__}: {error_text(getattr(err, 'body', None), str(err))}",
                             self._api_key)[:500]
             if kind == "invalid_request":
-                raise FatalJudgeError(kind, invalid_request_message(self.spec, error_fields(getattr(err, "body", None)),
-                                                                    self.base_url, True)) from None
+                raise InvalidRequest(invalid_request_message(self.spec, error_fields(getattr(err, "body", None)),
+                                                             self.base_url, True)) from None
             if kind in FATAL:
                 raise FatalJudgeError(kind, self.fatal_message(kind, message)) from None
             raise FatalJudgeError(kind, f"judge '{self.spec['name']}': the Batch API at {self.base_url} failed "

@@ -36,7 +36,7 @@ from typing import Any, Callable
 import openai
 
 from .cache import ResponseCache, make_entry
-from .errors import FatalJudgeError
+from .errors import FatalJudgeError, InvalidRequest, ServerDied
 from .spec import cost_usd, usage_tokens
 from .transport import (FATAL, PER_UNIT, Request, Result, Stats, Transport, classify, completion_dict,
                         error_fields, error_text, invalid_request_message, parse_duration, retry_after_headers,
@@ -175,11 +175,11 @@ class RequestLayer(Transport):
             self.stats.errors[kind] = self.stats.errors.get(kind, 0) + 1
             if kind == "invalid_request":
                 fields = {k: (scrub(v, self._api_key) if v else v) for k, v in fields.items()}
-                raise FatalJudgeError(kind, invalid_request_message(spec, fields, self.base_url, first))
+                raise InvalidRequest(invalid_request_message(spec, fields, self.base_url, first))
             if kind in FATAL:
                 raise FatalJudgeError(kind, self.fatal_message(kind, message))
             if kind in ("connection", "timeout", "server_error") and self._health and (dead := self._health()):
-                raise FatalJudgeError("server_died", f"judge '{spec['name']}': {dead}")
+                raise ServerDied(f"judge '{spec['name']}': {dead}")
             if kind in PER_UNIT or attempt == max_retries:
                 break
             self.stats.retries += 1

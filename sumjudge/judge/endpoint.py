@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 from .embedded import DUMMY_KEY, assemble, engine_version, llama_server
-from .errors import EmbeddedError, FatalJudgeError
+from .errors import EmbeddedError, MissingKey
 from .offline import why_missing
 
 
@@ -68,11 +68,10 @@ class RemoteEndpoint(Endpoint):
         spec = self.spec
         env = spec.get("api_key_env")
         if env and not os.environ.get(env):
-            raise FatalJudgeError(
-                "auth", f"{missing}, and sending them needs the key "
-                        f"of judge '{spec['name']}': environment variable {env} is not set (config key "
-                        f"judges.{spec['name']}.api_key_env). Set it, or get the missing replies from whoever "
-                        f"shared results/")
+            raise MissingKey(f"{missing}, and sending them needs the key "
+                             f"of judge '{spec['name']}': environment variable {env} is not set (config key "
+                             f"judges.{spec['name']}.api_key_env). Set it, or get the missing replies from whoever "
+                             f"shared results/")
 
     @contextlib.contextmanager
     def connect(self, model_dir: str | None = None, server_log: str | None = None) -> Iterator[Connection]:
@@ -81,8 +80,8 @@ class RemoteEndpoint(Endpoint):
         if env:
             key = os.environ.get(env)
             if not key:
-                raise FatalJudgeError("auth", f"judge '{spec['name']}': environment variable {env} is not set "
-                                              f"(config key judges.{spec['name']}.api_key_env)")
+                raise MissingKey(f"judge '{spec['name']}': environment variable {env} is not set "
+                                 f"(config key judges.{spec['name']}.api_key_env)")
         else:
             key = DUMMY_KEY  # a server without authentication
         yield Connection(str(spec["base_url"]).rstrip("/"), key)

@@ -21,22 +21,40 @@ class FatalJudgeError(JudgeError):
         self.kind = kind
 
 
-class BatchPending(FatalJudgeError):
-    """``batch.wait: false`` and batches are still in flight: stop the rule, collect later."""
+class FixedKind(FatalJudgeError):
+    """A fatal error whose ``kind`` is its class's (``class X(FixedKind, kind=...)``):
+    raised with the message alone."""
+
+    kind = "fatal"
+
+    def __init_subclass__(cls, kind: str = "fatal", **kw):
+        super().__init_subclass__(**kw)
+        cls.kind = kind
 
     def __init__(self, message: str):
-        super().__init__("batch_pending", message)
+        JudgeError.__init__(self, message)
 
 
-class BatchTokenLimit(FatalJudgeError):
-    """A batch refused at OpenAI's enqueued-token limit (``batch.max_enqueued_tokens``)."""
-
-    def __init__(self, message: str):
-        super().__init__("batch_token_limit", message)
+# one line each: the failure, and the kind it reports
+class InvalidRequest(FixedKind, kind="invalid_request"): """The server rejects a request field for every unit."""
+class MissingKey(FixedKind, kind="auth"): """Requests must be sent; the judge's api_key_env variable is not set."""
+class ServerDied(FixedKind, kind="server_died"): """The judge's own (embedded) server died mid-run."""
+class BatchFailed(FixedKind, kind="batch_failed"): """A batch failed the server's validation as a whole."""
+class BatchPending(FixedKind, kind="batch_pending"): """batch.wait: false and batches are still in flight."""
+class BatchTokenLimit(FixedKind, kind="batch_token_limit"): """Refused at OpenAI's enqueued-token limit."""
 
 
 class EmbeddedError(JudgeError):
     """The embedded model or its server cannot be used."""
 
 
-__all__ = ["JudgeError", "FatalJudgeError", "BatchPending", "BatchTokenLimit", "EmbeddedError"]
+def with_message(err: Exception, message: str) -> Exception:
+    """The same failure (its class and ``kind``) with another message."""
+    new = type(err).__new__(type(err))
+    new.__dict__.update(err.__dict__)  # kind, for a FatalJudgeError
+    new.args = (message,)
+    return new
+
+
+__all__ = ["JudgeError", "FatalJudgeError", "FixedKind", "InvalidRequest", "MissingKey", "ServerDied", "BatchFailed",
+           "BatchPending", "BatchTokenLimit", "EmbeddedError", "with_message"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
-from .errors import FatalJudgeError
+from .errors import with_message
 
 
 def why_missing(n: int, total: int, quarantined: Sequence[Path]) -> str:
@@ -27,4 +27,4 @@ def why_missing(n: int, total: int, quarantined: Sequence[Path]) -> str:
 def with_context(err: Exception, label: str, n_missing: int, total: int, quarantined: Sequence[Path]) -> Exception:
     """The same error, its message prefixed with what could not be answered from the cache."""
     text = f"{label}: {why_missing(n_missing, total, quarantined)}; {err}"
-    return FatalJudgeError(err.kind, text) if isinstance(err, FatalJudgeError) else type(err)(text)
+    return with_message(err, text)
