@@ -91,3 +91,13 @@ def test_a_batch_refused_at_the_enqueued_token_limit_names_max_enqueued_tokens(t
     now = "null, no limit" if budget is None else str(budget)
     assert f"set judges.o-b.batch.max_enqueued_tokens (now {now}) below that limit" in msg
     assert isinstance(err.value, BatchTokenLimit) and err.value.kind == "batch_token_limit"
+
+
+def test_a_journal_batch_the_server_does_not_know_does_not_count_against_the_budget(tmp_path):
+    from sumjudge.judge.batch import Journal
+    with FakeOpenAIServer(reasoning_models=("o-fake",), batch_delay_s=0.1) as srv:
+        Journal(tmp_path / "c/batches").write({"chunk_id": "0" * 32, "judge": "o-b", "base_url": srv.url.rstrip("/"),
+                                               "keys": ["k" * 64], "state": "submitted", "batch_id": "batch_gone",
+                                               "est_tokens": 10 ** 9})  # e.g. made with another organisation's key
+        table, usage = run(units(2), batch_spec(srv.url, "o-b", max_enqueued_tokens=100000), tmp_path / "c")
+    assert (table["status"] == "ok").all() and usage["batches_submitted"] == 1

@@ -295,7 +295,14 @@ class BatchRunner(Transport):
         for rec in self.journal.records(self.base_url):
             if rec.get("state") != "submitted" or rec.get("judge") != self.spec["name"] or not rec.get("batch_id"):
                 continue
-            batch = known.get(rec["batch_id"]) or self._call(client.batches.retrieve, rec["batch_id"])
+            batch = known.get(rec["batch_id"])
+            if batch is None:
+                try:
+                    batch = self._call(client.batches.retrieve, rec["batch_id"])
+                except FatalJudgeError as err:  # e.g. another organisation's batch: not this key's budget
+                    log.info("%s: batch %s of the journal is not counted in the budget: %s", self.label,
+                             rec["batch_id"], err)
+                    continue
             if batch.status not in FINAL:
                 total += int(rec.get("est_tokens") or 0)
         return total
