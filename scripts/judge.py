@@ -11,8 +11,7 @@ import pandas as pd  # noqa: E402
 
 from sumjudge import datasets  # noqa: E402
 from sumjudge.io import write_json, write_parquet  # noqa: E402
-from sumjudge.judge.client import FatalJudgeError  # noqa: E402
-from sumjudge.judge.embedded import EmbeddedError  # noqa: E402
+from sumjudge.judge.errors import EmbeddedError, FatalJudgeError  # noqa: E402
 from sumjudge.judge.prompts import TemplateError, load_template  # noqa: E402
 from sumjudge.judge.run import judge_dataset, retryable_errors  # noqa: E402
 from sumjudge.judge.spec import JudgeSettings  # noqa: E402

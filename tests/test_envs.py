@@ -207,11 +207,11 @@ def env_pins(path: Path) -> dict[str, str]:
     return out
 
 
-ASSEMBLER = REPO / "sumjudge/judge/run.py"  # calls embedded.assemble: the judge jobs build the GGUF
+ASSEMBLER = REPO / "sumjudge/judge/endpoint.py"  # calls embedded.assemble: the judge jobs build the GGUF
 
 
 def test_assembling_rules_name_every_embedded_model_package():
-    """A rule that assembles an embedded model (sumjudge.judge.run -> embedded.assemble) needs
+    """A rule that assembles an embedded model (sumjudge.judge.endpoint -> embedded.assemble) needs
     every PyPI package holding its parts, pinned as in requirements.txt, or the default judge
     fails under --software-deployment-method conda."""
     from sumjudge.judge.embedded import EMBEDDED_MODELS

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from sumjudge.judge import embedded, run as run_mod
+from sumjudge.judge import embedded, endpoint as endpoint_mod
 from sumjudge.judge.embedded import EMBEDDED_MODELS, EmbeddedError, assemble
 from sumjudge.judge.run import judge_dataset
 from sumjudge.judge.spec import judge_specs
@@ -58,7 +58,7 @@ def test_missing_packages_are_named():
 @pytest.mark.slow  # the embedded model
 def test_embedded_judge_end_to_end(spec, tmp_path, monkeypatch):
     urls = []
-    real_server = run_mod.llama_server
+    real_server = endpoint_mod.llama_server
 
     def spy(*args, **kw):
         cm = real_server(*args, **kw)
@@ -73,7 +73,7 @@ def test_embedded_judge_end_to_end(spec, tmp_path, monkeypatch):
                 return cm.__exit__(*exc)
         return Wrap()
 
-    monkeypatch.setattr(run_mod, "llama_server", spy)
+    monkeypatch.setattr(endpoint_mod, "llama_server", spy)
     cases = {
         "summeval": pd.DataFrame([{"unit_id": f"d/{s}", "doc_id": "d", "article": ARTICLE, "summary": summ}
                                   for s, summ in (("good", "Springfield will build a 12 million dollar library."),

@@ -4,7 +4,7 @@ import time
 import pandas as pd
 import pytest
 
-from sumjudge.judge.client import FatalJudgeError
+from sumjudge.judge.errors import FatalJudgeError
 from sumjudge.judge.run import judge_dataset, retryable_errors
 from sumjudge.judge.spec import judge_spec
 from support.fake_openai import FakeOpenAIServer

@@ -13,8 +13,8 @@ import pytest
 import yaml
 
 from sumjudge.judge.cache import LegacyKeys, ResponseCache, make_entry, request_key
-from sumjudge.judge.spec import (BATCH_DEFAULTS, EMBEDDED_SERVER_DEFAULTS, JUDGE_DEFAULTS, OPTIONAL_KEYS, PARAM_KEYS,
-                                 JudgeSettings, judge_spec)
+from sumjudge.judge.spec import (BATCH_DEFAULTS, BATCH_OPTIONAL_KEYS, EMBEDDED_SERVER_DEFAULTS, JUDGE_DEFAULTS,
+                                 OPTIONAL_KEYS, PARAM_KEYS, JudgeSettings, judge_spec)
 
 REPO = Path(__file__).resolve().parents[1]
 REMOTE = {"model": "m", "base_url": "http://x/v1"}
@@ -79,7 +79,7 @@ def test_every_setting_has_its_schema_line_of_the_same_type(cls, props):
             types = schema[f.name]["type"]
             assert SCHEMA_TYPES[f.type] in (types if isinstance(types, list) else [types]), f.name
     assert set(JUDGE_DEFAULTS) | set(OPTIONAL_KEYS) == set(_schema_judge())
-    assert set(BATCH_DEFAULTS) == set(_schema_judge()["batch"]["properties"])
+    assert set(BATCH_DEFAULTS) | set(BATCH_OPTIONAL_KEYS) == set(_schema_judge()["batch"]["properties"])
     assert set(EMBEDDED_SERVER_DEFAULTS) == set(_schema_judge()["server"]["properties"])
 
 

@@ -15,8 +15,8 @@ import pytest
 from sumjudge.io import write_parquet
 from sumjudge.judge import cache as cache_mod
 from sumjudge.judge.cache import ResponseCache, make_entry, request_key
-from sumjudge.judge.client import FatalJudgeError
-from sumjudge.judge.embedded import EMBEDDED_MODELS, EmbeddedError
+from sumjudge.judge.embedded import EMBEDDED_MODELS
+from sumjudge.judge.errors import EmbeddedError, FatalJudgeError
 from sumjudge.judge.prompts import load_template
 from sumjudge.judge.run import judge_dataset, plan_requests
 from sumjudge.judge.spec import JudgeConfigError, judge_spec, normalise_base_url
@@ -89,7 +89,7 @@ def test_embedded_identity_names_the_model_not_the_installation():
 
 def test_cached_requests_need_no_key_no_server_no_engine(tmp_path, monkeypatch):
     monkeypatch.delenv("SUMJUDGE_NO_SUCH_KEY", raising=False)
-    monkeypatch.setattr("sumjudge.judge.offline.engine_version", lambda: "not-installed")
+    monkeypatch.setattr("sumjudge.judge.endpoint.engine_version", lambda: "not-installed")
     monkeypatch.setattr("sumjudge.judge.embedded.engine_version", lambda: "not-installed")
     df = units(6)
     spec = remote("http://127.0.0.1:9/v1", api_key_env="SUMJUDGE_NO_SUCH_KEY")  # nothing listens on port 9
@@ -114,7 +114,7 @@ def test_the_key_is_asked_for_only_when_a_request_must_be_sent(tmp_path, monkeyp
 
 
 def test_embedded_without_engine_says_how_many_requests_need_it(tmp_path, monkeypatch):
-    monkeypatch.setattr("sumjudge.judge.offline.engine_version", lambda: "not-installed")
+    monkeypatch.setattr("sumjudge.judge.endpoint.engine_version", lambda: "not-installed")
     df = units(4)
     fill(tmp_path, df.iloc[:1], embedded())
     with pytest.raises(EmbeddedError, match=r"emb/summeval/base: 3 of 4 requests .*llama-cpp-python is not installed"):
@@ -131,7 +131,7 @@ def old_embedded_identity(identity):
 
 
 def test_entries_written_under_the_old_keys_are_found_and_migrated(tmp_path, monkeypatch):
-    monkeypatch.setattr("sumjudge.judge.offline.engine_version", lambda: "not-installed")
+    monkeypatch.setattr("sumjudge.judge.endpoint.engine_version", lambda: "not-installed")
     monkeypatch.setattr("sumjudge.judge.embedded.engine_version", lambda: "not-installed")
     df = units(4)
     fill(tmp_path, df, embedded(), key_fn=old_embedded_identity)

@@ -13,11 +13,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from sumjudge.judge.batch import BatchPending
 from sumjudge.judge.cache import ResponseCache, request_key
-from sumjudge.judge.client import FatalJudgeError, parse_duration, retry_after_headers
+from sumjudge.judge.errors import BatchPending, FatalJudgeError
 from sumjudge.judge.run import judge_dataset, retryable_errors
 from sumjudge.judge.spec import JudgeConfigError, judge_spec
+from sumjudge.judge.transport import parse_duration, retry_after_headers
 from support.fake_openai import FakeOpenAIServer
 from support.harness import REPO
 

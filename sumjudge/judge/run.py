@@ -5,24 +5,25 @@ its own (tests, notebooks, the benchmark).
 """
 from __future__ import annotations
 
-import contextlib
 import logging
 import math
-import os
 import random
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import pandas as pd
 
-from .cache import LegacyKeys, ResponseCache, request_key
-from .client import FatalJudgeError, Request, RequestLayer, Result, Stats
-from .embedded import DUMMY_KEY, EmbeddedError, assemble, engine_version, llama_server
-from .offline import require_sender, with_context
 from .. import datasets as _ds
+from .cache import LegacyKeys, ResponseCache, request_key
+from .batch import BatchRunner
+from .client import RequestLayer
+from .endpoint import Connection, endpoint_for
+from .errors import EmbeddedError, FatalJudgeError
+from .offline import with_context
+from .transport import Request, Result, Stats, Transport, estimate_tokens
 from .prompts import Template, check_template, load_template, prompt_hash, unit_fields
 from .spec import UNCAPPED_OUTPUT_TOKENS, JudgeSettings, usage_tokens
 
@@ -53,11 +54,6 @@ def unit_order(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", order: str = 
     keys = df[col].astype(str).tolist()
     first = {k: i for i, k in reversed(list(enumerate(keys)))}
     return sorted(range(len(df)), key=lambda i: (first[keys[i]], i))
-
-
-def estimate_tokens(text: str) -> int:
-    """~4 characters per token (English, GPT-style BPE); for pacing and cost estimates."""
-    return max(1, math.ceil(len(text) / 4))
 
 
 @dataclass
@@ -135,25 +131,13 @@ class Progress:
         log.info("%s: %s", self.label, self.line(stats))
 
 
-@contextlib.contextmanager
-def endpoint(spec: JudgeSettings, model_dir: str | None = None, server_log: str | None = None
-             ) -> Iterator[tuple[str, str, Callable[[], str | None] | None]]:
-    """(base_url, api_key, health) of a judge; for an embedded judge the server runs
-    meanwhile and ``health()`` says why it died, if it did."""
-    if spec.embedded:
-        gguf = assemble(spec.embedded, model_dir)
-        with llama_server(gguf, spec.model, spec.server.to_dict(), server_log) as server:
-            yield server.url, DUMMY_KEY, server.failure
-        return
-    env = spec.api_key_env
-    if env:
-        key = os.environ.get(env)
-        if not key:
-            raise FatalJudgeError("auth", f"judge '{spec.name}': environment variable {env} is not set "
-                                          f"(config key judges.{spec.name}.api_key_env)")
-    else:
-        key = DUMMY_KEY  # a server without authentication
-    yield str(spec.base_url).rstrip("/"), key, None
+def transport_for(spec: JudgeSettings, conn: Connection, cache: ResponseCache, *,
+                  on_result: Callable[[Result, Stats], None] | None = None, label: str = "",
+                  progress: bool = True) -> Transport:
+    """The judge's transport (``judges.<name>.mode``): the Batch API, or live requests."""
+    if spec.mode == "batch":
+        return BatchRunner(spec, conn.url, conn.api_key, cache, on_result=on_result, label=label, progress=progress)
+    return RequestLayer(spec, conn.url, conn.api_key, cache, on_result=on_result, health=conn.health)
 
 
 def judge_dataset(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", variant: str, template: Template | str | Path,
@@ -175,21 +159,16 @@ def judge_dataset(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", variant: s
     label = f"{spec.name}/{dataset}/{variant}"
     bar = Progress(len(requests), label, spec, enabled=progress)
     missing = [r for r in requests if cache.get(r.key) is None]  # verified; damaged entries quarantined
-    layer: RequestLayer
+    layer: Transport
     try:
         if missing:
             log.info("%s: %d of %d requests not cached", label, len(missing), len(requests))
-            require_sender(spec, label, len(missing), len(requests), cache.quarantined)
-            if spec.embedded:
-                cache.record = {"engine": f"llama-cpp-python=={engine_version()}"}  # recorded, not in the key
+            source = endpoint_for(spec)
+            source.require_sender(label, len(missing), len(requests), cache.quarantined)
+            cache.record = source.record  # recorded beside each reply, not in the key
             try:
-                with endpoint(spec, model_dir, server_log) as (url, key, health):
-                    if spec.mode == "batch":
-                        from .batch import BatchRunner
-                        layer = BatchRunner(spec, url, key, cache, on_result=bar, label=label,
-                                            progress=progress)
-                    else:
-                        layer = RequestLayer(spec, url, key, cache, on_result=bar, health=health)
+                with source.connect(model_dir, server_log) as conn:
+                    layer = transport_for(spec, conn, cache, on_result=bar, label=label, progress=progress)
                     results = layer.run(requests)
             except EmbeddedError as err:  # no model file, or the server did not start
                 raise with_context(err, label, len(missing), len(requests), cache.quarantined) from None
@@ -206,6 +185,31 @@ def judge_dataset(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", variant: s
                     label, len(usage["models_seen"]),
                     "; ".join(f"{m['model']} {m['system_fingerprint']}: {m['count']}" for m in usage["models_seen"]))
     return table, usage
+
+
+def submit_batches(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", variant: str,
+                   template: Template | str | Path, spec: JudgeSettings, *, cache_dir: str | Path,
+                   order: str = "article") -> dict[str, Any]:
+    """For a ``mode: batch`` judge (rule ``judge_batch_submit``): upload and create the
+    batches of the requests :func:`judge_dataset` would send, and return at once with
+    what was submitted. :func:`judge_dataset` then finds them in the batch journal and
+    only waits, so the batches of all of a judge's jobs are in flight together."""
+    spec = JudgeSettings.of(spec)
+    if not isinstance(template, Template):
+        template = load_template(template)
+    spec_ds = _ds.get(dataset)
+    cache = ResponseCache(cache_dir)
+    requests = [p.request for p in plan_requests(df, spec_ds, template, spec, order, cache.legacy)]
+    label = f"{spec.name}/{spec_ds.name}/{variant}"
+    missing = [r for r in requests if cache.get(r.key) is None]
+    if not missing:
+        return {"judge": spec.name, "label": label, "requests": len(requests), "not_cached": 0, "batches": [],
+                "submitted_now": 0, "chunks_held_back": 0, "estimated_input_tokens": 0}
+    log.info("%s: %d of %d requests not cached", label, len(missing), len(requests))
+    source = endpoint_for(spec)
+    source.require_sender(label, len(missing), len(requests), cache.quarantined)
+    with source.connect() as conn:
+        return BatchRunner(spec, conn.url, conn.api_key, cache, label=label, progress=False).submit(requests)
 
 
 def no_content_reason(entry: dict[str, Any]) -> str | None:
@@ -372,5 +376,5 @@ def retryable_errors(table: pd.DataFrame) -> pd.DataFrame:
     return table[table["status"] == "api_error"]
 
 
-__all__ = ["judge_dataset", "plan_requests", "unit_order", "estimate_tokens", "endpoint",
+__all__ = ["judge_dataset", "submit_batches", "plan_requests", "unit_order", "estimate_tokens",
            "retryable_errors", "ORDERS", "FatalJudgeError"]

@@ -82,6 +82,9 @@ class BatchSettings:
     max_bytes: int = 200000000        # per input file (OpenAI's limit: 200 MB)
     wait: bool = True                 # true: poll until done; false: submit, report, stop the rule
     fallback: str = "resubmit"        # requests an expired/cancelled batch left over: resubmit | live
+    # estimated input tokens of the judge's batches in flight at once (null: no limit); in the
+    # settings dict only when set, so judges without it keep their params (and reruns) unchanged
+    max_enqueued_tokens: int | None = _setting(optional=True)
 
 
 @dataclass(frozen=True)
@@ -284,16 +287,19 @@ def _config_default(f) -> Any:
 # the defaults as config writes them (docs/judge.md's table)
 JUDGE_DEFAULTS: dict[str, Any] = {f.name: _config_default(f) for f in fields(JudgeSettings)
                                   if f.name in _KEYS and not f.metadata["optional"]}
-BATCH_DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(BatchSettings)}
+BATCH_DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(BatchSettings) if not f.metadata.get("optional")}
+BATCH_OPTIONAL_KEYS = tuple(f.name for f in fields(BatchSettings) if f.metadata.get("optional"))
 EMBEDDED_SERVER_DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(ServerSettings)}
 
 
-def _with_defaults(key: str, defaults: dict[str, Any], given: dict[str, Any] | None) -> dict[str, Any]:
-    """A settings block ``given`` (config key ``key``) over its ``defaults``; unknown names are an error."""
-    unknown = set(given or {}) - set(defaults)
+def _with_defaults(key: str, defaults: dict[str, Any], given: dict[str, Any] | None,
+                   optional: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A settings block ``given`` (config key ``key``) over its ``defaults``; unknown names
+    are an error; ``optional`` names are allowed and kept only when given."""
+    unknown = set(given or {}) - set(defaults) - set(optional)
     if unknown:
         raise JudgeConfigError(f"config key {key}: unknown setting(s) {', '.join(sorted(unknown))}; "
-                               f"allowed: {', '.join(sorted(defaults))}")
+                               f"allowed: {', '.join(sorted({*defaults, *optional}))}")
     return {**defaults, **(given or {})}
 
 
@@ -333,7 +339,7 @@ def _filled(name: str, settings: Mapping[str, Any] | None) -> dict[str, Any]:
                                f"judges.{name}.max_tokens: null)")
     if spec["mode"] not in MODES:
         raise JudgeConfigError(f"config key judges.{name}.mode: {spec['mode']!r}; allowed values: {', '.join(MODES)}")
-    batch = _with_defaults(f"judges.{name}.batch", BATCH_DEFAULTS, spec["batch"])
+    batch = _with_defaults(f"judges.{name}.batch", BATCH_DEFAULTS, spec["batch"], BATCH_OPTIONAL_KEYS)
     if batch["fallback"] not in FALLBACKS:
         raise JudgeConfigError(f"config key judges.{name}.batch.fallback: {batch['fallback']!r}; allowed values: "
                                f"{', '.join(FALLBACKS)}")

@@ -31,8 +31,13 @@ Answers as OpenAI's API does (shapes checked against the ``openai`` SDK's types)
 - ``gateway="litellm"``: LiteLLM's proxy answers instead of OpenAI's for a wrong
   key (400 "No connected db.") and an unknown model (400 "Invalid model name ...");
 - ``/v1/files`` (upload, retrieve, content) and ``/v1/batches`` (create, retrieve,
-  list, cancel): a batch is ``validating`` on its first retrieve, ``in_progress``
-  until its ``batch_polls``-th, then final; ``batch_outcomes`` (a queue, one per
+  list, cancel): a batch is ``validating`` until its first retrieve, ``in_progress``
+  until its ``batch_polls``-th, then final (with ``batch_delay_s``: ``in_progress`` from
+  its first retrieve until that many seconds after ``batches.create``, however often it
+  is polled); the Batch objects carry the SDK's timestamps (``created_at``,
+  ``in_progress_at``, ``finalizing_at``, ``completed_at`` / ``failed_at`` /
+  ``expired_at`` / ``cancelled_at``, Unix seconds) and ``batch_events`` lists the same
+  moments as float times ``(time, batch id, status)``; ``batch_outcomes`` (a queue, one per
   batch created) picks ``completed``, ``expired`` (half the lines answered, the rest
   ``batch_expired`` in the error file) or ``failed`` (validation errors), ``token_limit`` (failed: the model's enqueued-token limit). Lines are
   answered like live requests (faults included): 200s go to the output file, others
@@ -118,7 +123,8 @@ class FakeOpenAIServer:
                  logprobs: Callable[[str, int], list[dict[str, Any]]] = default_logprobs,
                  reasoning_tokens: dict[str, int] | None = None,
                  prompt_cache_block: int = 128, prompt_cache_min_tokens: int = 1024,
-                 batch_polls: int = 2, batch_outcomes: list[str] | None = None):
+                 batch_polls: int = 2, batch_outcomes: list[str] | None = None,
+                 batch_delay_s: float | None = None):
         self.models = set(models) | set(reasoning_models)
         self.reasoning_models = set(reasoning_models)
         self.api_key = api_key
@@ -136,6 +142,8 @@ class FakeOpenAIServer:
         self.prompt_cache_min_tokens = prompt_cache_min_tokens
         self.batch_polls = batch_polls
         self.batch_outcomes = list(batch_outcomes or [])
+        self.batch_delay_s = batch_delay_s
+        self.batch_events: list[tuple[float, str, str]] = []  # (time.time(), batch id, status it entered)
         self.lock = threading.RLock()
         self.attempts: Counter[str] = Counter()      # prompt sha -> live chat requests received
         self.served: Counter[str] = Counter()        # prompt sha -> normal live replies sent in full
@@ -504,7 +512,8 @@ class FakeOpenAIServer:
                                                  "type": "invalid_request_error", "param": "endpoint", "code": None}})
         lines = [json.loads(x) for x in f["data"].decode().splitlines() if x.strip()]
         bid = self._id("batch_")
-        now = int(time.time())
+        t = time.time()
+        now = int(t)
         batch = {"id": bid, "object": "batch", "endpoint": body["endpoint"], "errors": None,
                  "input_file_id": body["input_file_id"], "completion_window": body["completion_window"],
                  "status": "validating", "output_file_id": None, "error_file_id": None, "created_at": now,
@@ -514,8 +523,9 @@ class FakeOpenAIServer:
                  "metadata": body.get("metadata")}
         with self.lock:
             self.batches[bid] = batch
-            self._batch_state[bid] = {"polls": 0, "lines": lines,
+            self._batch_state[bid] = {"polls": 0, "lines": lines, "created": t,
                                       "outcome": self.batch_outcomes.pop(0) if self.batch_outcomes else "completed"}
+            self.batch_events.append((t, bid, "validating"))
             self.batch_lines.extend(lines)
         self._json(h, 200, batch)
 
@@ -540,17 +550,25 @@ class FakeOpenAIServer:
                 st["polls"] += 1
             if b["status"] == "cancelling":
                 final = "cancelled"
-            elif st["polls"] >= self.batch_polls:
+            elif (st["polls"] >= self.batch_polls if self.batch_delay_s is None
+                  else time.time() - st["created"] >= self.batch_delay_s):
                 final = st["outcome"]
             else:
                 if st["polls"] >= 1 and b["status"] == "validating":
-                    b["status"], b["in_progress_at"] = "in_progress", int(time.time())
+                    t = time.time()
+                    b["status"], b["in_progress_at"] = "in_progress", int(t)
+                    self.batch_events.append((t, bid, "in_progress"))
                 return
         self._finish(bid, final, auth)
 
     def _finish(self, bid: str, final: str, auth: str) -> None:
         b, st = self.batches[bid], self._batch_state[bid]
-        now = int(time.time())
+        t = time.time()
+        now = int(t)
+        with self.lock:
+            if b["in_progress_at"] is None and final in ("completed", "expired"):
+                b["in_progress_at"] = now
+            self.batch_events.append((t, bid, "failed" if final == "token_limit" else final))
         if final == "failed":
             with self.lock:
                 b.update(status="failed", failed_at=now, errors={"object": "list", "data": [

@@ -48,11 +48,47 @@ for _res, _cap in JUDGE_RESOURCES.items():
         workflow.register_resource(_res, _cap)
 
 
+# mode: batch. A judge's batch jobs first all submit (judge_batch_submit, one per dataset
+# and variant, claiming the judge's resource, ahead of any waiting job by priority), then
+# wait (rule judge, claiming none of it), so the batches of a run are in flight together
+# instead of one judge job's after another's. The record is temporary: once the waiting
+# job has its tables it goes, and a finished table never asks for it again.
+rule judge_batch_submit:
+    """Upload and create a batch judge's batches for one dataset and variant, without waiting."""
+    input:
+        data=dataset_table("{dataset}"),
+        prompt=lambda wc: _jt.prompt_path(JUDGE_PROMPT_DIR, DATASET_SPECS[wc.dataset], wc.variant),
+    output:
+        temp(_jt.output(RESULTS, "{judge}", "{dataset}", "{variant}", "batches.json")),
+    log:
+        "logs/judge/{judge}/{dataset}/{variant}.submit.log",
+    params:
+        spec=lambda wc: JUDGES[wc.judge].to_dict(),
+        cache_dir=JUDGE_CFG["cache_dir"],
+        order=JUDGE_CFG["order"],
+    priority: 10
+    resources:
+        **{_r: (lambda wc, r=_r, cap=_c: cap if resource_name(JUDGES[wc.judge]) == r else 0)
+           for _r, _c in JUDGE_RESOURCES.items()},
+    wildcard_constraints:
+        judge="|".join(_re.escape(j) for j in JUDGES if JUDGES[j].mode == "batch") or "(?!)",
+        dataset=dataset_constraint(),
+        variant=_ds.alternation(sorted({v for s in DATASET_SPECS.values() for v in s.variants}, key=len,
+                                       reverse=True)),
+    conda:
+        "../../envs/judge.yaml"
+    script:
+        "../../scripts/judge_batch_submit.py"
+
+
 rule judge:
     """Ask one judge about every unit of one dataset with one prompt variant."""
     input:
         data=dataset_table("{dataset}"),
         prompt=lambda wc: _jt.prompt_path(JUDGE_PROMPT_DIR, DATASET_SPECS[wc.dataset], wc.variant),
+        # a batch judge: its batches were submitted by judge_batch_submit
+        submitted=lambda wc: [ancient(_jt.output(RESULTS, wc.judge, wc.dataset, wc.variant, "batches.json"))]
+        if JUDGES[wc.judge].mode == "batch" else [],
     output:
         table=_jt.output(RESULTS, "{judge}", "{dataset}", "{variant}"),
         usage=_jt.output(RESULTS, "{judge}", "{dataset}", "{variant}", "usage.json"),
@@ -66,8 +102,9 @@ rule judge:
         allow_api_errors=JUDGE_CFG["allow_api_errors"],
         progress=JUDGE_CFG.get("progress", True),
     threads: lambda wc: _jt.threads(JUDGES[wc.judge])
-    resources:
-        **{_r: (lambda wc, r=_r, cap=_c: cap if resource_name(JUDGES[wc.judge]) == r else 0)
+    resources:  # a batch judge's job only waits: its judge_batch_submit job claimed the resource to submit
+        **{_r: (lambda wc, r=_r, cap=_c: cap if resource_name(JUDGES[wc.judge]) == r
+                and JUDGES[wc.judge].mode != "batch" else 0)
            for _r, _c in JUDGE_RESOURCES.items()},
     wildcard_constraints:
         judge="|".join(_re.escape(j) for j in JUDGES) or "(?!)",
@@ -108,11 +145,41 @@ rule judge_cost_estimate:
 SWAPPED_OUTPUTS = _jt.swapped_outputs(RESULTS, JUDGE_RUN, JUDGE_DATASETS, JUDGE_CFG)
 
 
+rule judge_batch_submit_swapped:
+    """Rule judge_batch_submit with the two summaries of every pair exchanged."""
+    input:
+        data=dataset_table("{dataset}"),
+        prompt=lambda wc: _jt.prompt_path(JUDGE_PROMPT_DIR, DATASET_SPECS[wc.dataset], wc.variant),
+    output:
+        temp(_jt.output(RESULTS, "{judge}", "{dataset}", "{variant}", "batches.json", swapped=True)),
+    log:
+        "logs/judge/{judge}/{dataset}/{variant}_swapped.submit.log",
+    params:
+        spec=lambda wc: JUDGES[wc.judge].to_dict(),
+        cache_dir=JUDGE_CFG["cache_dir"],
+        order=JUDGE_CFG["order"],
+        swapped=True,
+    priority: 10
+    resources:
+        **{_r: (lambda wc, r=_r, cap=_c: cap if resource_name(JUDGES[wc.judge]) == r else 0)
+           for _r, _c in JUDGE_RESOURCES.items()},
+    wildcard_constraints:
+        judge="|".join(_re.escape(j) for j in JUDGES if JUDGES[j].mode == "batch") or "(?!)",
+        dataset=dataset_constraint(),
+        variant="base",
+    conda:
+        "../../envs/judge.yaml"
+    script:
+        "../../scripts/judge_batch_submit.py"
+
+
 rule judge_swapped:
     """Rule judge with the two summaries of every pair exchanged (judge.pairwise_orders)."""
     input:
         data=dataset_table("{dataset}"),
         prompt=lambda wc: _jt.prompt_path(JUDGE_PROMPT_DIR, DATASET_SPECS[wc.dataset], wc.variant),
+        submitted=lambda wc: [ancient(_jt.output(RESULTS, wc.judge, wc.dataset, wc.variant, "batches.json",
+                                                 swapped=True))] if JUDGES[wc.judge].mode == "batch" else [],
     output:
         table=_jt.output(RESULTS, "{judge}", "{dataset}", "{variant}", swapped=True),
         usage=_jt.output(RESULTS, "{judge}", "{dataset}", "{variant}", "usage.json", swapped=True),
@@ -126,8 +193,9 @@ rule judge_swapped:
         allow_api_errors=JUDGE_CFG["allow_api_errors"],
         progress=JUDGE_CFG.get("progress", True),
     threads: lambda wc: _jt.threads(JUDGES[wc.judge])
-    resources:
-        **{_r: (lambda wc, r=_r, cap=_c: cap if resource_name(JUDGES[wc.judge]) == r else 0)
+    resources:  # as rule judge: a batch judge's job only waits
+        **{_r: (lambda wc, r=_r, cap=_c: cap if resource_name(JUDGES[wc.judge]) == r
+                and JUDGES[wc.judge].mode != "batch" else 0)
            for _r, _c in JUDGE_RESOURCES.items()},
     wildcard_constraints:
         judge="|".join(_re.escape(j) for j in JUDGES) or "(?!)",

@@ -1,0 +1,39 @@
+"""Rules `judge_batch_submit` (and `_swapped`): a `mode: batch` judge's batches for one dataset
+and variant are uploaded and created; rule `judge` (`judge_swapped`) then only waits for them
+(docs/judge.md, "The Batch API")."""
+import logging
+import os
+import sys
+
+sys.path[:0] = [snakemake.scriptdir, os.path.dirname(snakemake.scriptdir)]  # _log, sumjudge
+import _log  # noqa: E402
+
+import pandas as pd  # noqa: E402
+
+from sumjudge import datasets  # noqa: E402
+from sumjudge.io import write_json  # noqa: E402
+from sumjudge.judge.errors import EmbeddedError, FatalJudgeError  # noqa: E402
+from sumjudge.judge.prompts import TemplateError, load_template  # noqa: E402
+from sumjudge.judge.run import submit_batches  # noqa: E402
+from sumjudge.judge.targets import swap_pairs  # noqa: E402
+
+log = _log.setup(snakemake)
+for noisy in ("httpx", "httpx2", "openai"):
+    logging.getLogger(noisy).setLevel(logging.WARNING)
+
+wc = snakemake.wildcards
+p = snakemake.params
+df = pd.read_parquet(snakemake.input.data)
+if getattr(p, "swapped", False):  # rule judge_batch_submit_swapped: what rule judge_swapped will ask
+    df = swap_pairs(df)
+try:
+    record = submit_batches(df, datasets.get(wc.dataset, snakemake.config),
+                            wc.variant, load_template(snakemake.input.prompt), dict(p.spec), cache_dir=p.cache_dir,
+                            order=p.order)
+except (FatalJudgeError, EmbeddedError, TemplateError) as err:
+    log.error("%s", err)
+    sys.exit(1)
+write_json(record, snakemake.output[0])
+log.info("%s: %d of %d requests not cached; %d batch(es) in flight (%d created now), %d chunk(s) held back "
+         "by batch.max_enqueued_tokens", record["label"], record["not_cached"], record["requests"],
+         len(record["batches"]), record["submitted_now"], record["chunks_held_back"])
