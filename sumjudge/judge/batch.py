@@ -258,8 +258,7 @@ class BatchRunner(Transport):
 
     @property
     def budget(self) -> int | None:
-        value = self.cfg.max_enqueued_tokens
-        return None if value is None else int(value)
+        return self.cfg.max_enqueued_tokens
 
     def _within_budget(self, client: openai.OpenAI, queue: list, handoff: bool = False,
                        known: dict[str, Any] | None = None) -> list[dict[str, Any]]:

@@ -48,6 +48,12 @@ class EmbeddedError(JudgeError):
     """The embedded model or its server cannot be used."""
 
 
+# what the user wrote cannot work (found before any request: a ValueError, as bad input is)
+class JudgeConfigError(ValueError): """A judge's settings (config judges.<name>) cannot work."""
+class TemplateError(ValueError): """A prompt template file cannot be used for its dataset."""
+class ScoresError(ValueError): """Another tool's scores file (judges.<name>.scores) cannot be read or matched."""
+
+
 def with_message(err: Exception, message: str) -> Exception:
     """The same failure (its class and ``kind``) with another message."""
     new = type(err).__new__(type(err))
@@ -57,4 +63,5 @@ def with_message(err: Exception, message: str) -> Exception:
 
 
 __all__ = ["JudgeError", "FatalJudgeError", "FixedKind", "InvalidRequest", "MissingKey", "ServerDied", "BatchFailed",
-           "BatchPending", "BatchTokenLimit", "EmbeddedError", "with_message"]
+           "BatchPending", "BatchTokenLimit", "EmbeddedError", "JudgeConfigError", "TemplateError", "ScoresError",
+           "with_message"]

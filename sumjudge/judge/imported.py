@@ -21,8 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-class ScoresError(ValueError):
-    pass
+from .errors import ScoresError  # noqa: F401  (raised here; importers name it from imported too)
 
 
 def read_scores(path: str | Path) -> pd.DataFrame:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .. import datasets as _ds
+from .errors import TemplateError  # noqa: F401  (raised here; importers name it from prompts too)
 
 PLACEHOLDERS = ("Article", "Summary", "Summary_0", "Summary_1", "Title", "Subreddit", "SCUs", "Sentence",
                 "Dimensions")
@@ -34,8 +35,6 @@ _FIELD = re.compile(r"\{(" + "|".join(PLACEHOLDERS) + r")\}")
 _HEADER = re.compile(r"^### (system|user)[ \t]*$", re.MULTILINE)
 
 
-class TemplateError(ValueError):
-    """A template file cannot be used for its dataset."""
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,8 @@ import re
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Callable, Mapping
 
+from .errors import JudgeConfigError  # noqa: F401  (raised here; importers name it from spec too)
+
 MODES = ("live", "batch")
 FALLBACKS = ("resubmit", "live")
 
@@ -35,8 +37,6 @@ UNCAPPED_OUTPUT_TOKENS = 1024
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
-class JudgeConfigError(ValueError):
-    """A judge's settings cannot work."""
 
 
 # A request field: (value, sample index) -> the fields it adds to the request (sent only
