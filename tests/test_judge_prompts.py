@@ -5,7 +5,6 @@ import pytest
 
 from sumjudge.judge.prompts import (TemplateError, check_template, load_template, parse_template, unit_fields)
 from sumjudge.datasets import BUILTIN
-from sumjudge.judge.protocols import label_columns
 from sumjudge.judge.run import plan_requests, unit_order
 from sumjudge.judge.spec import judge_spec
 from support.harness import REPO
@@ -99,6 +98,11 @@ def test_plan_requests_keys_depend_on_what_determines_the_reply():
 
 
 def test_label_columns_contract():
+    from sumjudge.datasets import get
+
+    def label_columns(name):
+        return get(name).label_columns
+
     assert label_columns("summeval") == ("consistency", "relevance", "fluency", "coherence")
     assert label_columns("newsroom") == ("coherence", "fluency", "informativeness", "relevance")
     assert label_columns("tldr") == ("choice",)

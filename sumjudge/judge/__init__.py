@@ -1,6 +1,6 @@
 """The LLM judge (docs/judge.md).
 
-- :mod:`.protocols` which protocol, prompt file and label columns each dataset has
+- :mod:`.protocols` the words a reply may use for a Likert dimension
 - :mod:`.prompts`   template files and rendering
 - :mod:`.spec`      JudgeSettings: a judge's typed settings (config ``judges.<name>``), its
                     request fields, cache identity and cost

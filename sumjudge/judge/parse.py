@@ -495,11 +495,3 @@ def parse_binary(reply: str, finish_reason: str | None = None) -> Parsed:
         return Parsed.invalid({"label": None}, "ambiguous", "says both yes and no")
     return Parsed.invalid({"label": None}, explain_no_label(text, finish_reason, default="no_answer"))
 
-
-def parse_reply(protocol: str, reply: str, finish_reason: str | None, unit: dict[str, Any],
-                dimensions: Sequence[str] = ()) -> Parsed:
-    """The protocol object's parser (sumjudge.protocols); ``unit`` is the dataset row
-    (for context heuristics)."""
-    from ..protocols import get
-
-    return get(protocol).parse(reply, finish_reason, unit, dimensions)
