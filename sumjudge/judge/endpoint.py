@@ -47,6 +47,11 @@ class Endpoint:
     def record(self) -> dict[str, Any]:
         return {}
 
+    @property
+    def threads(self) -> int:
+        """The cores a judge job takes (rule judge's ``threads``): a remote judge only waits."""
+        return 1
+
     def require_sender(self, label: str, n_missing: int, total: int, quarantined: Sequence[Path] = ()) -> None:
         """Raise a clear error when ``n_missing`` requests must be sent and cannot be."""
         if n_missing:
@@ -97,6 +102,10 @@ class EmbeddedEndpoint(Endpoint):
     @property
     def record(self) -> dict[str, Any]:
         return {"engine": f"llama-cpp-python=={engine_version()}"}
+
+    @property
+    def threads(self) -> int:
+        return self.spec.server.n_threads  # the model computes on this machine's cores
 
     def _require(self, missing: str) -> None:
         if engine_version() != "not-installed":

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import datasets as _ds
+from .endpoint import endpoint_for
 from .spec import JudgeSettings
 
 
@@ -48,8 +49,8 @@ def prompt_path(directory: str, dataset: "str | _ds.DatasetSpec", variant: str) 
 
 
 def threads(spec: JudgeSettings) -> int:
-    """An embedded judge computes on this machine's cores; a remote one only waits."""
-    return spec.server.n_threads if spec.embedded else 1
+    """The cores a job of this judge takes (its endpoint's: embedded computes, remote waits)."""
+    return endpoint_for(spec).threads
 
 
 SWAPPED = "_swapped"  # results/judge/<judge>/<dataset>/<variant>_swapped.parquet: the pair asked the other way round
