@@ -67,20 +67,19 @@ def test_config_yaml_lists_every_builtin():
     assert cfg["custom_datasets"] == {}
 
 
-def test_old_judge_views_agree_with_the_registry():
-    from sumjudge.judge import protocols as jp
-
-    assert {n: jp.protocol(n) for n in BUILTIN} == {"summeval": "likert", "newsroom": "likert", "tldr": "pairwise",
-                                                    "realsumm": "pyramid", "qags_cnn": "binary", "qags_xsum": "binary"}
-    assert jp.label_columns("newsroom") == ("coherence", "fluency", "informativeness", "relevance")
-    assert jp.label_columns("realsumm") == ("scu_labels",) and jp.label_columns("tldr") == ("choice",)
-    assert jp.prompt_file("qags_xsum", "base") == "prompts/binary_qags.txt"
+def test_the_registry_gives_each_dataset_its_protocol_labels_and_prompts():
+    assert {n: s.protocol for n, s in BUILTIN.items()} == {"summeval": "likert", "newsroom": "likert",
+                                                           "tldr": "pairwise", "realsumm": "pyramid",
+                                                           "qags_cnn": "binary", "qags_xsum": "binary"}
+    assert BUILTIN["newsroom"].label_columns == ("coherence", "fluency", "informativeness", "relevance")
+    assert BUILTIN["realsumm"].label_columns == ("scu_labels",) and BUILTIN["tldr"].label_columns == ("choice",)
+    assert BUILTIN["qags_xsum"].prompt_file("base") == "prompts/binary_qags.txt"
     assert BUILTIN["tldr"].doc_column == "post_id"
     for spec in BUILTIN.values():
         for _, path in spec.prompts:
             assert (REPO / path).is_file()
     with pytest.raises(ValueError, match="has no prompt variant 'def'; it has: base"):
-        jp.prompt_file("newsroom", "def")
+        BUILTIN["newsroom"].prompt_file("def")
 
 
 def test_every_builtin_role_selects_its_pinned_files():
