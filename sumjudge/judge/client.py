@@ -36,11 +36,10 @@ from typing import Any, Callable
 import openai
 
 from .cache import ResponseCache, make_entry
-from .errors import FatalJudgeError, InvalidRequest, ServerDied
+from .errors import FatalJudgeError, ServerDied
 from .spec import JudgeSettings, usage_tokens
-from .transport import (FATAL, PER_UNIT, Request, Result, Stats, Transport, classify, completion_dict,
-                        error_fields, error_text, invalid_request_message, parse_duration, retry_after_headers,
-                        scrub)
+from .transport import (PER_UNIT, Request, Result, Stats, Transport, classify, completion_dict, error_fields,
+                        error_text, parse_duration, retry_after_headers, scrub)
 
 log = logging.getLogger(__name__)
 
@@ -173,11 +172,9 @@ class RequestLayer(Transport):
                     self._notify(result)
                     return result
             self.stats.errors[kind] = self.stats.errors.get(kind, 0) + 1
-            if kind == "invalid_request":
-                fields = {k: (scrub(v, self._api_key) if v else v) for k, v in fields.items()}
-                raise InvalidRequest(invalid_request_message(spec, fields, self.base_url, first))
-            if kind in FATAL:
-                raise FatalJudgeError(kind, self.fatal_message(kind, message))
+            fields = {k: (scrub(v, self._api_key) if v else v) for k, v in fields.items()}
+            if (fatal := self.fatal_error(kind, fields, message, first)) is not None:
+                raise fatal
             if kind in ("connection", "timeout", "server_error") and self._health and (dead := self._health()):
                 raise ServerDied(f"judge '{spec.name}': {dead}")
             if kind in PER_UNIT or attempt == max_retries:

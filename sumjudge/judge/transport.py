@@ -25,6 +25,7 @@ from typing import Any, Callable
 import openai
 
 from .cache import ResponseCache
+from .errors import FatalJudgeError, InvalidRequest
 from .spec import PARAM_KEYS, JudgeSettings, usage_tokens
 
 TRANSIENT = {"rate_limit", "server_error", "timeout", "connection", "malformed_response"}
@@ -377,6 +378,16 @@ class Transport:
 
     def fatal_message(self, kind: str, message: str | None) -> str:
         return fatal_message(self.spec, self.base_url, kind, message)
+
+    def fatal_error(self, kind: str, fields: dict[str, Any], message: str | None,
+                    first: bool = True) -> FatalJudgeError | None:
+        """The failure that stops the judge for a classified error ``kind`` (``fields``:
+        the error body's :func:`error_fields`), or None when the error is not fatal."""
+        if kind == "invalid_request":
+            return InvalidRequest(invalid_request_message(self.spec, fields, self.base_url, first))
+        if kind in FATAL:
+            return FatalJudgeError(kind, self.fatal_message(kind, message))
+        return None
 
     def _notify(self, result: Result) -> None:
         if self.on_result:
