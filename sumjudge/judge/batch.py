@@ -266,9 +266,11 @@ class BatchRunner(Transport):
         not created) while the judge's batches in flight stay within
         ``batch.max_enqueued_tokens``; what does not fit stays in ``queue``. Under a
         lock beside the journal, so the jobs of one judge share the budget."""
+        def create(item) -> dict[str, Any]:
+            return self._submit(client, item if isinstance(item, dict) else self._upload(client, item), handoff)
+
         if self.budget is None:
-            out = [self._submit(client, item if isinstance(item, dict) else self._upload(client, item), handoff)
-                   for item in queue]
+            out = [create(item) for item in queue]
             queue.clear()
             return out
         out = []
@@ -278,9 +280,7 @@ class BatchRunner(Transport):
                 tokens = int(queue[0].get("est_tokens") or 0) if isinstance(queue[0], dict) else chunk_tokens(queue[0])
                 if in_flight and in_flight + tokens > self.budget:
                     break
-                item = queue.pop(0)
-                out.append(self._submit(client, item if isinstance(item, dict) else self._upload(client, item),
-                                        handoff))
+                out.append(create(queue.pop(0)))
                 in_flight += tokens
         if queue:
             log.info("%s: %d chunk(s) wait for room under judges.%s.batch.max_enqueued_tokens = %d",
@@ -444,8 +444,8 @@ class BatchRunner(Transport):
                     f"judges.{name}.mode: live"))
             if fields["param"] in ("body", None) or not fields["message"]:
                 raise BatchFailed(f"judge '{self.spec.name}': batch {batch.id} failed "
-                                      f"validation at {self.base_url} ({detail}); check judges.{self.spec.name}"
-                                      f".model and the request settings, or set judges.{self.spec.name}.mode: live")
+                                  f"validation at {self.base_url} ({detail}); check judges.{self.spec.name}"
+                                  f".model and the request settings, or set judges.{self.spec.name}.mode: live")
             raise InvalidRequest(invalid_request_message(self.spec, fields, self.base_url, True))
         keys = set(rec["keys"])
         got: dict[str, Result] = {}
@@ -477,10 +477,7 @@ class BatchRunner(Transport):
                 kind, _ = classify_status(int(status), body)
                 message = scrub(f"HTTP {status}: {error_text(body, str(body))}", self._api_key)[:500]
                 if kind == "invalid_request" or kind in FATAL:
-                    if fatal is None:
-                        fields = error_fields(body)
-                        fatal = (InvalidRequest(invalid_request_message(self.spec, fields, self.base_url, True))
-                                 if kind == "invalid_request" else FatalJudgeError(kind, self.fatal_message(kind, message)))
+                    fatal = fatal or self.fatal_error(kind, error_fields(body), message)
                     continue
                 errors[key] = (kind, message)
             # else: no response (batch_expired / batch_cancelled): a leftover
@@ -513,11 +510,8 @@ class BatchRunner(Transport):
             kind, _ = classify(err)
             message = scrub(f"{type(err).__name__}: {error_text(getattr(err, 'body', None), str(err))}",
                             self._api_key)[:500]
-            if kind == "invalid_request":
-                raise InvalidRequest(invalid_request_message(self.spec, error_fields(getattr(err, "body", None)),
-                                                             self.base_url, True)) from None
-            if kind in FATAL:
-                raise FatalJudgeError(kind, self.fatal_message(kind, message)) from None
+            if (fatal := self.fatal_error(kind, error_fields(getattr(err, "body", None)), message)) is not None:
+                raise fatal from None
             raise FatalJudgeError(kind, f"judge '{self.spec.name}': the Batch API at {self.base_url} failed "
                                         f"({kind}): {message}. Submitted batches are in the journal under "
                                         f"{self.journal.root}: run again to resume") from None

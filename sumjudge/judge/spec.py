@@ -242,13 +242,12 @@ class JudgeSettings:
         that. The one price formula: the estimate, usage.json and the cache's stats use it."""
         if not self.priced:
             return None
-        p_in = float(self.price_input_per_1k)
-        p_cached = p_in if self.price_cached_input_per_1k is None else float(self.price_cached_input_per_1k)
+        p_in = self.price_input_per_1k  # floats: typed once when the settings are built
+        p_cached = p_in if self.price_cached_input_per_1k is None else self.price_cached_input_per_1k
         cached = min(cached_input_tokens, input_tokens)
-        p_out = float(self.price_output_per_1k)
-        cost = ((input_tokens - cached) * p_in + cached * p_cached + output_tokens * p_out) / 1000
+        cost = ((input_tokens - cached) * p_in + cached * p_cached + output_tokens * self.price_output_per_1k) / 1000
         if via == "batch":
-            cost *= float(self.batch_price_factor)
+            cost *= self.batch_price_factor
         return cost
 
     def cost(self, usage: dict[str, Any] | None, via: str = "live") -> float | None:
