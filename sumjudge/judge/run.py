@@ -20,7 +20,7 @@ from .. import datasets as _ds
 from .cache import LegacyKeys, ResponseCache, request_key
 from .batch import BatchRunner
 from .client import RequestLayer
-from .endpoint import Connection, endpoint_for
+from .endpoint import Connection, Endpoint, endpoint_for
 from .errors import EmbeddedError, FatalJudgeError
 from .offline import with_context
 from .transport import Request, Result, Stats, Transport, estimate_tokens
@@ -140,6 +140,38 @@ def transport_for(spec: JudgeSettings, conn: Connection, cache: ResponseCache, *
     return RequestLayer(spec, conn.url, conn.api_key, cache, on_result=on_result, health=conn.health)
 
 
+@dataclass
+class Job:
+    """One judge x dataset x variant, planned: what rules ``judge`` and ``judge_batch_submit`` share."""
+    spec: JudgeSettings
+    dataset: _ds.DatasetSpec
+    template: Template
+    cache: ResponseCache
+    planned: list[Planned]
+    label: str
+
+    @classmethod
+    def plan(cls, df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", variant: str, template: Template | str | Path,
+             spec: JudgeSettings, cache_dir: str | Path, order: str) -> "Job":
+        spec = JudgeSettings.of(spec)
+        template = template if isinstance(template, Template) else load_template(template)
+        dataset = _ds.get(dataset)
+        cache = ResponseCache(cache_dir)
+        return cls(spec, dataset, template, cache, plan_requests(df, dataset, template, spec, order, cache.legacy),
+                   f"{spec.name}/{dataset.name}/{variant}")
+
+    @property
+    def requests(self) -> list[Request]:
+        return [p.request for p in self.planned]
+
+    def sender(self, missing: list[Request]) -> Endpoint:
+        """The judge's endpoint, once it is clear that the ``missing`` requests can be sent."""
+        log.info("%s: %d of %d requests not cached", self.label, len(missing), len(self.planned))
+        source = endpoint_for(self.spec)
+        source.require_sender(self.label, len(missing), len(self.planned), self.cache.quarantined)
+        return source
+
+
 def judge_dataset(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", variant: str, template: Template | str | Path,
                   spec: JudgeSettings, *, cache_dir: str | Path, model_dir: str | None = None,
                   order: str = "article", server_log: str | None = None,
@@ -148,23 +180,14 @@ def judge_dataset(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", variant: s
 
     ``dataset``: a registry name, or the spec of a user's dataset (sumjudge.datasets)."""
     t0 = time.monotonic()
-    spec = JudgeSettings.of(spec)
-    if not isinstance(template, Template):
-        template = load_template(template)
-    spec_ds = _ds.get(dataset)
-    dataset = spec_ds.name
-    cache = ResponseCache(cache_dir)
-    planned = plan_requests(df, spec_ds, template, spec, order, cache.legacy)
-    requests = [p.request for p in planned]
-    label = f"{spec.name}/{dataset}/{variant}"
+    job = Job.plan(df, dataset, variant, template, spec, cache_dir, order)
+    spec, cache, label, requests = job.spec, job.cache, job.label, job.requests
     bar = Progress(len(requests), label, spec, enabled=progress)
     missing = [r for r in requests if cache.get(r.key) is None]  # verified; damaged entries quarantined
     layer: Transport
     try:
         if missing:
-            log.info("%s: %d of %d requests not cached", label, len(missing), len(requests))
-            source = endpoint_for(spec)
-            source.require_sender(label, len(missing), len(requests), cache.quarantined)
+            source = job.sender(missing)
             cache.record = source.record  # recorded beside each reply, not in the key
             try:
                 with source.connect(model_dir, server_log) as conn:
@@ -177,9 +200,9 @@ def judge_dataset(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", variant: s
             results = layer.run(requests)  # all cache hits: no client, no server
     finally:
         bar.close(layer.stats if "layer" in locals() else Stats())
-    labels = label_entries(planned, results, cache)
-    table = build_table(df, spec_ds, planned, results, spec, labels)
-    usage = usage_summary(table, layer.stats, spec, dataset, variant, template, time.monotonic() - t0)
+    labels = label_entries(job.planned, results, cache)
+    table = build_table(df, job.dataset, job.planned, results, spec, labels)
+    usage = usage_summary(table, layer.stats, spec, job.dataset.name, variant, job.template, time.monotonic() - t0)
     if usage["mixed_snapshots"]:
         log.warning("%s: the replies come from %d model snapshots (model id / system fingerprint): %s",
                     label, len(usage["models_seen"]),
@@ -194,22 +217,15 @@ def submit_batches(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", variant: 
     batches of the requests :func:`judge_dataset` would send, and return at once with
     what was submitted. :func:`judge_dataset` then finds them in the batch journal and
     only waits, so the batches of all of a judge's jobs are in flight together."""
-    spec = JudgeSettings.of(spec)
-    if not isinstance(template, Template):
-        template = load_template(template)
-    spec_ds = _ds.get(dataset)
-    cache = ResponseCache(cache_dir)
-    requests = [p.request for p in plan_requests(df, spec_ds, template, spec, order, cache.legacy)]
-    label = f"{spec.name}/{spec_ds.name}/{variant}"
-    missing = [r for r in requests if cache.get(r.key) is None]
+    job = Job.plan(df, dataset, variant, template, spec, cache_dir, order)
+    requests = job.requests
+    missing = [r for r in requests if job.cache.get(r.key) is None]
     if not missing:
-        return {"judge": spec.name, "label": label, "requests": len(requests), "not_cached": 0, "batches": [],
-                "submitted_now": 0, "chunks_held_back": 0, "estimated_input_tokens": 0}
-    log.info("%s: %d of %d requests not cached", label, len(missing), len(requests))
-    source = endpoint_for(spec)
-    source.require_sender(label, len(missing), len(requests), cache.quarantined)
-    with source.connect() as conn:
-        return BatchRunner(spec, conn.url, conn.api_key, cache, label=label, progress=False).submit(requests)
+        return {"judge": job.spec.name, "label": job.label, "requests": len(requests), "not_cached": 0,
+                "batches": [], "submitted_now": 0, "chunks_held_back": 0, "estimated_input_tokens": 0}
+    with job.sender(missing).connect() as conn:
+        return BatchRunner(job.spec, conn.url, conn.api_key, job.cache, label=job.label,
+                           progress=False).submit(requests)
 
 
 def no_content_reason(entry: dict[str, Any]) -> str | None:
