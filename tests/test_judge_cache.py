@@ -13,14 +13,12 @@ from sumjudge.judge.run import judge_dataset
 from sumjudge.judge.spec import judge_spec
 from support.fake_openai import FakeOpenAIServer
 from support.harness import REPO
+from support.judge_units import summeval_units
 
 TEMPLATE = REPO / "prompts/likert_summeval.txt"
 
 
-def units(n: int) -> pd.DataFrame:
-    return pd.DataFrame([{"unit_id": f"d{i // 4}/s{i}", "doc_id": f"d{i // 4}",
-                          "article": f"Article number {i // 4}. " * 20, "summary": f"Summary {i}."}
-                         for i in range(n)])
+units = summeval_units
 
 
 def spec(url, **kw):

@@ -9,15 +9,12 @@ from sumjudge.judge.run import judge_dataset, retryable_errors
 from sumjudge.judge.spec import judge_spec
 from support.fake_openai import FakeOpenAIServer
 from support.harness import REPO
+from support.judge_units import summeval_units
 
 TEMPLATE = REPO / "prompts/likert_summeval.txt"
 
 
-def units(n: int, markers: dict[int, str] | None = None) -> pd.DataFrame:
-    markers = markers or {}
-    return pd.DataFrame([{"unit_id": f"d{i // 4}/s{i}", "doc_id": f"d{i // 4}",
-                          "article": f"Article number {i // 4}. " * 20,
-                          "summary": f"Summary {i}. {markers.get(i, '')}".strip()} for i in range(n)])
+units = summeval_units
 
 
 def spec(url: str, **kw):

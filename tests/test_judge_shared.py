@@ -23,15 +23,13 @@ from sumjudge.judge.spec import JudgeConfigError, judge_spec, normalise_base_url
 from support import harness
 from support.fake_openai import FakeOpenAIServer
 from support.harness import REPO
+from support.judge_units import summeval_units
 
 TEMPLATE = REPO / "prompts/likert_summeval.txt"
 EMBEDDED = "qwen2.5-coder-1.5b-instruct"
 
 
-def units(n: int) -> pd.DataFrame:
-    return pd.DataFrame([{"unit_id": f"d{i // 4}/s{i}", "doc_id": f"d{i // 4}",
-                          "article": f"Article number {i // 4}. " * 20, "summary": f"Summary {i}."}
-                         for i in range(n)])
+units = summeval_units
 
 
 def remote(url, **kw):

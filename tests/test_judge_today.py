@@ -20,6 +20,7 @@ from sumjudge.judge.spec import JudgeConfigError, judge_spec
 from sumjudge.judge.transport import parse_duration, retry_after_headers
 from support.fake_openai import FakeOpenAIServer
 from support.harness import REPO
+from support.judge_units import summeval_units
 
 TEMPLATE = REPO / "prompts/likert_summeval.txt"
 PRICES = {"price_input_per_1k": 0.002, "price_output_per_1k": 0.008}
@@ -28,10 +29,7 @@ REASONING = {"model": "o-fake", "temperature": None, "max_tokens": None, "max_co
 
 
 def units(n: int, markers: dict[int, str] | None = None) -> pd.DataFrame:
-    markers = markers or {}
-    return pd.DataFrame([{"unit_id": f"d{i // 4}/s{i}", "doc_id": f"d{i // 4}",
-                          "article": f"Article number {i // 4}. " * 40,
-                          "summary": f"Summary {i}. {markers.get(i, '')}".strip()} for i in range(n)])
+    return summeval_units(n, markers, repeat=40)
 
 
 def spec(url: str, name: str = "o-mini", **kw):

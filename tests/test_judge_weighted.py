@@ -15,6 +15,7 @@ from sumjudge.judge.prompts import load_template
 from sumjudge.judge.run import judge_dataset, plan_requests
 from sumjudge.judge.spec import EMBEDDED_TOP_LOGPROBS, judge_spec
 from support.fake_openai import FakeOpenAIServer, default_logprobs, logprob_item
+from support.judge_units import summeval_units
 from sumjudge.tables.behaviour import behaviour_table
 from sumjudge.tables.build import _modal_share
 from sumjudge.tables.caveats import judge_shares
@@ -26,10 +27,7 @@ REPLY = "Relevance: 4\nConsistency: 3\nFluency: 5\nCoherence:2"
 L = math.log
 
 
-def units(n: int) -> pd.DataFrame:
-    return pd.DataFrame([{"unit_id": f"d{i // 4}/s{i}", "doc_id": f"d{i // 4}",
-                          "article": f"Article number {i // 4}. " * 20, "summary": f"Summary {i}."}
-                         for i in range(n)])
+units = summeval_units
 
 
 def remote(url, **kw):
