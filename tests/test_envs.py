@@ -171,19 +171,11 @@ def test_the_closure_sees_imports_hidden_in_functions_and_subprocesses():
 
 
 def local_modules(script: Path) -> set[Path]:
-    """Every file of ours (sumjudge, the script helpers) that ``script`` can reach."""
-    seen: set[Path] = set()
-    todo = [script]
-    while todo:
-        path = todo.pop()
-        if path in seen:
-            continue
-        seen.add(path)
-        for name, _ in imports(path):
-            parts = name.split(".")
-            if parts[0] in OURS:
-                todo += [f for f in (module_file(".".join(parts[:i])) for i in range(1, len(parts) + 1)) if f]
-    return seen
+    """Every file of ours (sumjudge, the script helpers) that ``script`` can run: the
+    walk the rules' ``code`` params hash (sumjudge.share.code, tested in test_share)."""
+    from sumjudge.share.code import code_files
+
+    return set(code_files(script, REPO))
 
 
 def requirement_pins() -> dict[str, str]:
