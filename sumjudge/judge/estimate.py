@@ -32,8 +32,9 @@ from .cache import ResponseCache
 from .prompts import load_template
 from .. import datasets as _ds
 from ..protocols import Protocol
-from .run import estimate_tokens, plan_requests
+from .run import plan_requests
 from .spec import UNCAPPED_OUTPUT_TOKENS, JudgeSettings
+from .transport import estimate_tokens
 
 CHAT_OVERHEAD_TOKENS = 7  # per message: role markers and separators
 

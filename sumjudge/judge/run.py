@@ -392,5 +392,5 @@ def retryable_errors(table: pd.DataFrame) -> pd.DataFrame:
     return table[table["status"] == "api_error"]
 
 
-__all__ = ["judge_dataset", "submit_batches", "plan_requests", "unit_order", "estimate_tokens",
+__all__ = ["judge_dataset", "submit_batches", "plan_requests", "unit_order",
            "retryable_errors", "ORDERS", "FatalJudgeError"]
