@@ -9,7 +9,9 @@ stage reads it; ``workflow/rules/common.smk`` derives the wildcard constraints
 from it, and ``tests/test_datasets.py`` checks that the config schema's enums
 equal it.
 
-The six built-in datasets are :data:`BUILTIN`; a user's own datasets come from
+The built-in datasets are :data:`BUILTIN`: the paper's six, and datasets beyond the
+paper (``paper_table`` None: a table of their own, like a user's dataset, when named
+in the config's ``datasets``; docs/data.md); a user's own datasets come from
 the config key ``custom_datasets`` (:func:`custom_spec`, :func:`registry`; see
 docs/extending.md). This module imports nothing from the stages: a dataset's
 reader is named by its dotted path (``"sumjudge.data.summeval:prepare"``) and
@@ -93,11 +95,19 @@ class DatasetSpec:
     accuracy_dimension: str | None = None   # the `dimension` cell of its accuracy table
     metric_families: tuple[str, ...] = ()   # which baseline metric families apply
     prompts: tuple[tuple[str, str], ...] = field(default=())  # (variant, template file), base first
+    scale: tuple[float, float] | None = None  # Likert: the scores' range when not the protocol's (SQuALITY 0-100)
+    prompt_columns: tuple[tuple[str, str], ...] = ()  # further (placeholder, column) a prompt reads (a question)
 
     @property
     def proto(self):
         """The :class:`sumjudge.protocols.Protocol` object."""
         return PROTOCOLS[self.protocol]
+
+    @property
+    def likert_scale(self) -> tuple[float, float] | None:
+        """The lowest and highest score a judge is asked for and humans gave: the
+        dataset's own ``scale``, else its protocol's."""
+        return self.scale or self.proto.scale
 
     @property
     def variants(self) -> tuple[str, ...]:
@@ -177,9 +187,32 @@ BUILTIN: dict[str, DatasetSpec] = {s.name: s for s in (
                 sources=(SourceRole("jsonl_path", "qags/W4ngatang+qags/data/mturk_cnndm.jsonl"),), **_QAGS),
     DatasetSpec(name="qags_xsum", label="QAGS_XSUM",
                 sources=(SourceRole("jsonl_path", "qags/W4ngatang+qags/data/mturk_xsum.jsonl"),), **_QAGS),
+    # beyond the paper (issue 26; docs/data.md): no paper table, a table of their own like a user's dataset
+    DatasetSpec(
+        name="dialsummeval", protocol="likert", label="DialSummEval", table="dialsummeval",
+        folder="dialsummeval", reader="sumjudge.data.dialsummeval:prepare",
+        sources=(SourceRole("campus_path", "dialsummeval/kite99520+DialSummEval/annotation_campus/"
+                                           "human_judgment.jsonl"),
+                 SourceRole("amt_files", "dialsummeval/kite99520+DialSummEval/annotation_AMT/raw/"
+                                         "Batch_*_batch_results.csv", many=True),
+                 SourceRole("samsum_path", "dialsummeval/BinWang28+FacEval/data/samsum.test.jsonl")),
+        reference_column="reference",
+        gold_columns=("consistency", "relevance", "fluency", "coherence"),
+        dimensions=("consistency", "relevance", "fluency", "coherence"),
+        metric_families=("reference",), prompts=(("base", "prompts/likert_dialsummeval.txt"),)),
+    DatasetSpec(
+        name="squality", protocol="likert", label="SQuALITY", table="squality",
+        folder="squality", reader="sumjudge.data.squality:prepare",
+        sources=(SourceRole("responses_path", "squality/nyu-mll+SQuALITY/data/human-eval/all-responses.jsonl"),
+                 SourceRole("stories_path", "squality/nyu-mll+SQuALITY/data/v1-3/txt/test.jsonl")),
+        cluster_column="doc_id", reference_column="references",
+        gold_columns=("correctness", "coverage", "overall"), dimensions=("correctness", "coverage", "overall"),
+        metric_families=("reference",), scale=(0, 100), prompt_columns=(("Question", "question"),),
+        prompts=(("base", "prompts/likert_squality.txt"),)),
 )}
 
-DATASETS: tuple[str, ...] = tuple(BUILTIN)
+# the paper's datasets: the default config's `datasets` (the others are switched on there, docs/data.md)
+DATASETS: tuple[str, ...] = tuple(n for n, s in BUILTIN.items() if s.paper_table)
 
 
 # ------------------------------------------------------------------ a user's datasets
@@ -262,12 +295,21 @@ def get(dataset: "str | DatasetSpec", config: Mapping[str, Any] | None = None) -
 
 
 def names(specs: Mapping[str, DatasetSpec] | None = None, *, family: str | None = None,
-          protocol: str | None = None, custom: bool | None = None) -> list[str]:
-    """Dataset names in registry order, optionally of one metric family / protocol."""
+          protocol: str | None = None, custom: bool | None = None, paper: bool | None = None) -> list[str]:
+    """Dataset names in registry order, optionally of one metric family / protocol, a
+    user's or not, the paper's (a ``paper_table``) or not."""
     return [n for n, s in (specs if specs is not None else BUILTIN).items()
             if (family is None or family in s.metric_families)
             and (protocol is None or s.protocol == protocol)
-            and (custom is None or s.custom == custom)]
+            and (custom is None or s.custom == custom)
+            and (paper is None or bool(s.paper_table) == paper)]
+
+
+def own_table(spec: DatasetSpec) -> bool:
+    """Whether the dataset has a result table of its own (results/tables/<table>.csv),
+    judged and scored like a user's dataset: a user's dataset, or a built-in one
+    beyond the paper (no ``paper_table``)."""
+    return spec.custom or not spec.paper_table
 
 
 def schema_enums() -> dict[str, list[str]]:

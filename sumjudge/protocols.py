@@ -32,7 +32,8 @@ path and imported when first used (as the dataset readers are in
 =========== ====================================================== ===========
 protocol    human judgement                                        table kind
 =========== ====================================================== ===========
-``likert``  a score per dimension (SummEval, Newsroom: 1-5)         correlation
+``likert``  a score per dimension (SummEval, Newsroom: 1-5; a dataset   correlation
+            may declare its own ``scale``: SQuALITY 0-100)
 ``pairwise`` which of two summaries is better (TLDR)                accuracy
 ``pyramid`` is each semantic content unit (SCU) in the summary      accuracy
 ``binary``  is this summary sentence supported by the article (QAGS) accuracy
@@ -141,6 +142,11 @@ class Protocol:
         """The reply's labels as a :class:`sumjudge.judge.parse.Parsed`."""
         raise NotImplementedError
 
+    def parse_for(self, spec, reply: str, finish_reason: str | None, unit: Mapping[str, Any]):
+        """:meth:`parse` for one dataset (``spec``: its DatasetSpec): what the judge stage
+        calls. Likert also reads the dataset's score range (``spec.likert_scale``)."""
+        return self.parse(reply, finish_reason, unit, spec.dimensions)
+
     def extra_columns(self, reply: str | None, parsed, entry: Mapping[str, Any] | None,
                       dimensions: Sequence[str] = ()) -> dict[str, Any]:
         """Columns beside the labels of one judge-table row (``reply`` None: an API error)."""
@@ -161,12 +167,20 @@ class Likert(Protocol):
         return tuple(dimensions)
 
     def unit_fields(self, row, spec):
+        """``{Article}``, ``{Summary}``, ``{Dimensions}``, and each of the dataset's
+        ``prompt_columns`` (SQuALITY: ``{Question}``)."""
         return {"Article": row[spec.article_column], "Summary": row["summary"],
-                "Dimensions": ", ".join(spec.dimensions)}
+                "Dimensions": ", ".join(spec.dimensions),
+                **{field: row[column] for field, column in spec.prompt_columns}}
 
-    def parse(self, reply, finish_reason, unit, dimensions=()):
+    def parse_for(self, spec, reply, finish_reason, unit):
+        return self.parse(reply, finish_reason, unit, spec.dimensions, spec.likert_scale)
+
+    def parse(self, reply, finish_reason, unit, dimensions=(), scale=None):
+        """``scale``: the dataset's (low, high) score range (None: the protocol's, 1-5)."""
+        low, high = scale or self.scale
         return resolve(self.parser)(reply, dimensions, finish_reason, summary=unit.get("summary"),
-                                    article=unit.get("article"))
+                                    article=unit.get("article"), low=low, high=high)
 
     def uses_logprobs(self):
         return True
