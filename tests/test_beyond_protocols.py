@@ -1,0 +1,88 @@
+"""What the datasets beyond the paper ask of the protocol, prompt and workflow code: a Likert
+scale declared by the dataset (SQuALITY 0-100), a prompt that carries the question, their
+prompts adapted from the paper's, and their own tables switched on by the `datasets` line
+while the paper's run stays as it was."""
+import pytest
+import yaml
+
+from sumjudge import datasets
+from sumjudge.config import validate
+from sumjudge.datasets import BUILTIN
+from sumjudge.judge.prompts import TemplateError, check_template, load_template, parse_template, unit_fields
+from sumjudge.judge.targets import judged_datasets
+from sumjudge.tables.workflow import CHART_TABLES, custom_tables, numbered_tables
+from support.harness import REPO
+
+SQ = BUILTIN["squality"]
+
+
+@pytest.mark.parametrize("reply, labels", [
+    ("Correctness: 85\nCoverage: 60\nOverall quality: 70", {"correctness": 85, "coverage": 60, "overall": 70}),
+    ("Correctness (0-100): 85\nCoverage (0 to 100): 40\nOverall: 55", {"correctness": 85, "coverage": 40,
+                                                                        "overall": 55}),
+    ("Correctness: 90/100, Coverage: 35 out of 100, Overall: 0", {"correctness": 90, "coverage": 35, "overall": 0}),
+    ("- Correctness: 100\n- Selection: 12.5\n- Overall quality: 20", {"correctness": 100, "coverage": 12.5,
+                                                                     "overall": 20}),
+])
+def test_squality_scores_are_read_on_its_0_100_scale(reply, labels):
+    parsed = SQ.proto.parse_for(SQ, reply, "stop", {"summary": "s", "article": "a"})
+    assert parsed.status == "ok" and parsed.labels == labels
+
+
+def test_a_score_outside_the_datasets_scale_is_out_of_range():
+    parsed = SQ.proto.parse_for(SQ, "Correctness: 101\nCoverage: 50\nOverall: 50", "stop", {})
+    assert parsed.status == "invalid" and parsed.reason == "out_of_range: correctness=101"
+    # the same reply on the paper's 1-5 scale: 50 is out of range there
+    se = BUILTIN["summeval"]
+    parsed = se.proto.parse_for(se, "Relevance: 4, Faithfulness: 50, Fluency: 3, Coherence: 2", "stop", {})
+    assert parsed.reason == "out_of_range: consistency=50"
+    assert se.likert_scale == (1, 5) and BUILTIN["dialsummeval"].likert_scale == (1, 5)
+
+
+def test_the_squality_prompt_carries_the_question_after_the_story():
+    template = load_template(REPO / SQ.prompt_file("base"))
+    check_template(template, "squality")
+    row = {"article": "THE STORY", "question": "What is the plot?", "summary": "THE SUMMARY"}
+    text = template.render(unit_fields("squality", row))[0]["content"]
+    assert text.index("Story: THE STORY") < text.index("Question: What is the plot?") < text.index(
+        "Summary: THE SUMMARY")
+    assert "on a scale from 0 (worst) to 100 (best)" in text and "correctness, coverage, and overall quality" in text
+    with pytest.raises(TemplateError, match=r"a prompt for squality needs \{Question\}"):
+        check_template(parse_template("Story: {Article}\nSummary: {Summary}"), "squality")
+
+
+def test_prompts_are_the_papers_with_the_noted_changes():
+    fig1 = (REPO / "prompts/likert_summeval.txt").read_text()
+    dialogue = (REPO / "prompts/likert_dialsummeval.txt").read_text()
+    assert dialogue == fig1.replace("for a news article", "for a dialogue").replace("Article: ", "Dialogue: ")
+    squality = (REPO / "prompts/likert_squality.txt").read_text()
+    assert squality.startswith("Evaluate the quality of summaries written for a story")
+    notes = (REPO / "docs/judge.md").read_text()
+    for name in ("likert_dialsummeval.txt", "likert_squality.txt"):
+        assert f"| `{name}` |" in notes  # each prompt's one-line note of what changed
+
+
+def test_the_default_run_keeps_the_papers_tables_and_datasets():
+    default = list(datasets.DATASETS)
+    assert numbered_tables(default) == [f"table{k}" for k in range(1, 10)]
+    assert custom_tables(BUILTIN, "correlation", default) == [] and "dialsummeval" not in CHART_TABLES
+    cfg = yaml.safe_load((REPO / "config.yaml").read_text())
+    assert judged_datasets(default, cfg["judge"]) == default
+
+
+def test_one_datasets_line_adds_the_beyond_paper_datasets():
+    cfg = yaml.safe_load((REPO / "config.yaml").read_text())
+    beyond = yaml.safe_load((REPO / "config/beyond_paper.yaml").read_text())
+    four = ["dialsummeval", "helm_news", "cnndm_comparisons", "squality"]
+    assert beyond["datasets"] == list(datasets.DATASETS) + four
+    line = next(ln for ln in (REPO / "config.yaml").read_text().splitlines() if ln.startswith("# datasets: ["))
+    assert yaml.safe_load(line[2:])["datasets"] == beyond["datasets"]
+    # this branch's registry: the names it has (the pairwise two come with their own readers)
+    mine = [d for d in beyond["datasets"] if d in BUILTIN]
+    assert {"dialsummeval", "squality"} <= set(mine)
+    cfg["datasets"] = mine
+    validate(cfg, REPO / "workflow/schemas/config.schema.yaml")
+    assert judged_datasets(mine, cfg["judge"]) == list(datasets.DATASETS) + [d for d in mine if d not in
+                                                                              datasets.DATASETS]
+    assert custom_tables(BUILTIN, "correlation", mine)[:2] == ["dialsummeval", "squality"]
+    assert numbered_tables(mine) == [f"table{k}" for k in range(1, 10)]  # no new numbered table
