@@ -152,6 +152,11 @@ class Protocol:
         """Columns beside the labels of one judge-table row (``reply`` None: an API error)."""
         return {}
 
+    def extra_columns_for(self, spec, reply: str | None, parsed, entry: Mapping[str, Any] | None) -> dict[str, Any]:
+        """:meth:`extra_columns` for one dataset (``spec``: its DatasetSpec): what the judge
+        stage calls. Likert also reads the dataset's score range."""
+        return self.extra_columns(reply, parsed, entry, spec.dimensions)
+
     def uses_logprobs(self) -> bool:
         """Whether :meth:`extra_columns` reads the reply's logprobs (a judge's
         ``top_logprobs`` is sent for this protocol's requests only)."""
@@ -185,12 +190,17 @@ class Likert(Protocol):
     def uses_logprobs(self):
         return True
 
-    def extra_columns(self, reply, parsed, entry, dimensions=()):
-        """``{dim}_weighted``: the logprob-weighted score (NaN without logprobs)."""
+    def extra_columns_for(self, spec, reply, parsed, entry):
+        return self.extra_columns(reply, parsed, entry, spec.dimensions, spec.likert_scale)
+
+    def extra_columns(self, reply, parsed, entry, dimensions=(), scale=None):
+        """``{dim}_weighted``: the logprob-weighted score (NaN without logprobs, and on a
+        scale whose scores are not single digits, e.g. 0-100)."""
         if reply is None:
             return {f"{d}_weighted": math.nan for d in dimensions}
+        low, high = scale or self.scale
         weighted = resolve("sumjudge.judge.parse:weighted_likert")(reply, parsed.spans,
-                                                                    (entry or {}).get("logprobs"))
+                                                                    (entry or {}).get("logprobs"), low, high)
         return {f"{d}_weighted": weighted.get(d, math.nan) for d in dimensions}
 
     def coerce(self, table, dimensions=()):

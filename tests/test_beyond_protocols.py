@@ -86,3 +86,24 @@ def test_one_datasets_line_adds_the_beyond_paper_datasets():
                                                                               datasets.DATASETS]
     assert custom_tables(BUILTIN, "correlation", mine)[:2] == ["dialsummeval", "squality"]
     assert numbered_tables(mine) == [f"table{k}" for k in range(1, 10)]  # no new numbered table
+
+
+def test_the_weighted_score_reads_the_datasets_scale():
+    """G-Eval's weighted score sums one-digit scores: on SQuALITY's 0-100 scale it is not computed."""
+    import math
+
+    lp = [{"token": "X", "logprob": 0.0, "top_logprobs": []}, {"token": ":", "logprob": 0.0, "top_logprobs": []},
+          {"token": " 4", "logprob": math.log(0.75), "top_logprobs": [{"token": " 4", "logprob": math.log(0.75)},
+                                                                     {"token": " 2", "logprob": math.log(0.25)}]}]
+    se = BUILTIN["newsroom"]
+    one = {"summary": "s", "article": "a"}
+    reply = "Coherence: 4"
+    parsed = se.proto.parse(reply, "stop", one, ("coherence",))
+    lp[0]["token"] = "Coherence"
+    got = se.proto.extra_columns(reply, parsed, {"logprobs": lp}, ("coherence",), se.likert_scale)
+    assert got["coherence_weighted"] == pytest.approx(3.5)
+    reply = "Overall: 4"
+    lp[0]["token"] = "Overall"
+    parsed = SQ.proto.parse_for(SQ, reply, "stop", one)
+    got = SQ.proto.extra_columns_for(SQ, reply, parsed, {"logprobs": lp})
+    assert math.isnan(got["overall_weighted"]) and parsed.labels["overall"] == 4

@@ -294,7 +294,7 @@ def build_table(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", planned: lis
                         "finish_reason": None, "input_tokens": 0, "output_tokens": 0,
                         "cached_input_tokens": 0, "reasoning_tokens": 0, "cost_usd": 0.0,
                         "via": None, "service_tier": None, "batch_id": None})
-            row.update(proto.extra_columns(None, None, None, dims))
+            row.update(proto.extra_columns_for(ds, None, None, None))
         else:
             reply = entry.get("reply") or ""
             parsed = proto.parse_for(ds, reply, entry.get("finish_reason"), unit)
@@ -331,15 +331,19 @@ def extra_columns(proto, reply: str, parsed, entry: dict[str, Any], logprobs_ent
                   unit: dict[str, Any], dims, spec=None) -> dict[str, Any]:
     """The protocol's further columns; the weighted score reads the logprobs reply, which
     is parsed on its own where its text differs from the reply that gave the labels."""
+    def columns(reply, parsed, entry):
+        return (proto.extra_columns_for(spec, reply, parsed, entry) if spec is not None
+                else proto.extra_columns(reply, parsed, entry, dims))
+
     if logprobs_entry is None:
-        return proto.extra_columns(reply, parsed, {**entry, "logprobs": None}, dims)
+        return columns(reply, parsed, {**entry, "logprobs": None})
     if logprobs_entry is entry:
-        return proto.extra_columns(reply, parsed, entry, dims)
+        return columns(reply, parsed, entry)
     lreply = logprobs_entry.get("reply") or ""
     if lreply != reply:
         parsed = (proto.parse_for(spec, lreply, logprobs_entry.get("finish_reason"), unit) if spec is not None
                   else proto.parse(lreply, logprobs_entry.get("finish_reason"), unit, dims))
-    return proto.extra_columns(lreply, parsed, logprobs_entry, dims)
+    return columns(lreply, parsed, logprobs_entry)
 
 
 def models_seen(table: pd.DataFrame) -> list[dict[str, Any]]:
