@@ -223,7 +223,7 @@ def prepare(path: str | Path, protocol: str, dimensions: Sequence[str] = (),
             if csv_cell and value == "" and not col.required:
                 value = _MISSING
             if _is_missing(value) or (csv_cell and value == "" and col.kind in ("id", "number", "flag")):
-                if value is _MISSING and col.name in annotator_columns:
+                if col.name in annotator_columns and col.name not in rec:
                     fail(f"missing column '{col.name}'", f"{need}: add it to every line")
                 if col.required:
                     if value is _MISSING and header is None:
