@@ -87,7 +87,7 @@ class Protocol:
     parser: str                            # dotted name of the parse function in sumjudge.judge.parse
     # the defaults of a user's dataset of this protocol (sumjudge.datasets.custom_spec)
     custom_gold: tuple[str, ...] = ()      # gold label columns (Likert: the dimensions)
-    custom_cluster: str = "doc_id"         # resampling cluster of accuracy intervals
+    custom_cluster: str = "doc_id"         # resampling cluster (intervals, paired tests): the document
     accuracy_dimension: str | None = None  # the `dimension` cell of an accuracy table
     metric_family: str | None = None       # the metric family it can have: reference | factuality
     metric_prediction: str | None = None   # prediction column of a factuality metric table
@@ -304,7 +304,7 @@ PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (
         unit_key=("doc_id", "system"), summary_columns=("summary",),
         prompt_fields=frozenset({"Summary", "SCUs"}), judge_labels=("scu_labels",),
         default_prompt="prompts/pyramid_realsumm.txt", parser=_PARSE + "parse_pyramid",
-        custom_gold=("labels",), custom_cluster="unit_id", accuracy_dimension="SCU_presence",
+        custom_gold=("labels",), custom_cluster="doc_id", accuracy_dimension="SCU_presence",
         metric_family="factuality", metric_prediction="scu_pred", per_item=True,
         unit_words="summaries", answer_names=("absent", "present"),
         import_columns=("doc_id", "system", "scu_index", "label"), claim_column="scus", premise_column="summary"),
@@ -316,7 +316,7 @@ PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (
         unit_key=("doc_id", "system", "sentence"), summary_columns=("summary",),
         prompt_fields=frozenset({"Sentence"}), judge_labels=("label",),
         default_prompt="prompts/binary_qags.txt", parser=_PARSE + "parse_binary",
-        custom_gold=("label",), custom_cluster="summary_id", accuracy_dimension="factuality",
+        custom_gold=("label",), custom_cluster="doc_id", accuracy_dimension="factuality",
         metric_family="factuality", metric_prediction="pred", unit_words="summary sentences",
         answer_names=("no", "yes"), expected_output=2, import_columns=("doc_id", "sentence_idx", "label"),
         claim_column="sentence", premise_column="article"),

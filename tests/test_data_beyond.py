@@ -207,3 +207,21 @@ def test_squality_reader_stops_on_a_changed_count(mirror, tmp_path):
     with pytest.raises(CountError, match=r"all-responses.jsonl, line 1, question 0, bart: 2 reviews, "
                                          r"PROVENANCE.md says 3"):
         prepare_dataset("squality", locate(source_files("squality"), root), OPTS)
+
+
+def test_the_annotators_are_declared_in_the_registry(dse, sq):
+    """Persons in the wide layout: their matrix comes from the prepared table; DialSummEval's
+    copied coherence position is no annotator of coherence, SQuALITY's reviewer who did not
+    review a unit has no label there."""
+    a = BUILTIN["dialsummeval"].annotators
+    assert (a.identity, a.layout, a.names) == ("persons", "wide", ("expert0", "expert1", "expert2"))
+    names, m = a.matrix(dse, "coherence")
+    assert m.shape == (1400, 3) and np.isnan(m[:, 2]).all() and not np.isnan(m[:, :2]).any()
+    names, m = a.matrix(dse, "fluency")
+    assert not np.isnan(m).any()
+    b = BUILTIN["squality"].annotators
+    assert (b.identity, b.names) == ("persons", ("expert2", "expert3", "expert6", "expert8"))
+    names, m = b.matrix(sq, "overall")
+    assert m.shape == (300, 4) and set((~np.isnan(m)).sum(axis=1)) == {3} and list((~np.isnan(m)).sum(0)) == [225] * 4
+    assert set(b.required_columns(BUILTIN["squality"].gold_columns)) <= set(sq.columns)
+    assert set(a.required_columns(BUILTIN["dialsummeval"].gold_columns)) <= set(dse.columns)

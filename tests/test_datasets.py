@@ -182,3 +182,51 @@ def test_metric_units_read_the_registry():
     sent = pd.DataFrame({"unit_id": ["d/A/0"], "article": ["Art."], "sentence": ["One."]})
     ans = answer_questions(sent, bi, claims_for(sent, bi), [0.7])
     assert list(ans["pred"]) == [1]
+
+
+# ------------------------------------------------------------------ annotators (issue 25 point 4)
+
+def test_builtin_annotator_identities():
+    from sumjudge.datasets import BUILTIN
+    who = {n: (s.annotators.identity, s.annotators.layout) if s.annotators else None for n, s in BUILTIN.items()
+           if s.paper_table}
+    assert who == {"summeval": ("persons", "wide"), "newsroom": ("anonymous", "wide"), "tldr": None,
+                   "realsumm": ("anonymous", "counts"), "qags_cnn": ("workers", "lists"),
+                   "qags_xsum": ("workers", "lists")}
+    assert BUILTIN["summeval"].annotators.columns("fluency") == ("fluency_expert0", "fluency_expert1",
+                                                                 "fluency_expert2")
+
+
+def test_annotator_matrix_by_worker_id_and_counts():
+    import numpy as np
+    import pandas as pd
+    from sumjudge.datasets import BUILTIN
+    q = pd.DataFrame({"votes": [[1, 0, 1], [0, 0]], "workers": [["w2", "w10", "w1"], ["w1", "w2"]]})
+    names, m = BUILTIN["qags_cnn"].annotators.matrix(q, "label")
+    assert names == ("w1", "w2", "w10")  # natural order of the ids, not the vote positions
+    np.testing.assert_array_equal(m, [[1, 1, 0], [0, 0, np.nan]])
+    yes, n = BUILTIN["qags_cnn"].annotators.votes(q, "label")
+    assert list(yes) == [2, 0] and list(n) == [3, 2]
+    r = pd.DataFrame({"scu_votes_present": [[1, 2], [3]], "scu_n_votes": [[3, 3], [4]]})
+    assert BUILTIN["realsumm"].annotators.matrix(r, "scu_labels", True) is None  # no one is known
+    yes, n = BUILTIN["realsumm"].annotators.votes(r, "scu_labels", True)
+    assert list(yes) == [1, 2, 3] and list(n) == [3, 3, 4]
+
+
+def test_custom_annotators_declared_in_config():
+    import numpy as np
+    import pandas as pd
+    from sumjudge.datasets import DatasetConfigError, custom_spec
+    s = custom_spec("mine", {"protocol": "pyramid", "path": "x.csv", "annotators": {"names": ["a", "b", "c"]}})
+    assert s.annotators.identity == "persons" and s.cluster_column == "doc_id"
+    assert dict(s.reader_kwargs)["annotator_columns"] == ("labels_a", "labels_b", "labels_c")
+    df = pd.DataFrame({"labels_a": [[1, 0], [1]], "labels_b": ["[0, 0]", [1]], "labels_c": [[1, None], [0]]})
+    names, m = s.annotators.matrix(df, "labels", per_item=True)
+    np.testing.assert_array_equal(m, [[1, 0, 1], [0, 0, np.nan], [1, 1, 0]])
+    lik = custom_spec("lik", {"protocol": "likert", "path": "x.csv", "dimensions": ["overall"],
+                              "annotators": {"identity": "workers", "names": ["w1", "w2"]}})
+    assert lik.annotators.columns("overall") == ("overall_w1", "overall_w2")
+    with pytest.raises(DatasetConfigError, match="two or more distinct annotator names"):
+        custom_spec("bad", {"protocol": "binary", "path": "x.csv", "annotators": {"names": ["a"]}})
+    with pytest.raises(DatasetConfigError, match="is not one of persons, workers, anonymous"):
+        custom_spec("bad", {"protocol": "binary", "path": "x.csv", "annotators": {"identity": "x", "names": ["a", "b"]}})
