@@ -225,3 +225,39 @@ def test_the_annotators_are_declared_in_the_registry(dse, sq):
     assert m.shape == (300, 4) and set((~np.isnan(m)).sum(axis=1)) == {3} and list((~np.isnan(m)).sum(0)) == [225] * 4
     assert set(b.required_columns(BUILTIN["squality"].gold_columns)) <= set(sq.columns)
     assert set(a.required_columns(BUILTIN["dialsummeval"].gold_columns)) <= set(dse.columns)
+
+
+@pytest.mark.parametrize("name", ["dialsummeval", "squality"])
+def test_full_data_table_with_two_imported_judges(name, dse, sq, tmp_path):
+    """On full data, a judge whose scores are the human gold correlates 1 at every level of its
+    own table and is the strongest row; a random judge on the dataset's own scale is near 0 at
+    the sample level. Scores go through the import path (SQuALITY's 0-100 scale accepted)."""
+    from sumjudge.io import write_parquet
+    from sumjudge.judge.imported import import_scores
+    from sumjudge.tables import build
+    from sumjudge.tables.settings import TableSettings
+
+    data, spec = (dse if name == "dialsummeval" else sq), BUILTIN[name]
+    data_path = tmp_path / f"{name}.parquet"
+    data.to_parquet(data_path)
+    lo, hi = spec.likert_scale
+    rng = np.random.default_rng(0)
+    paths = []
+    for judge in ("oracle", "random"):
+        rows = [{"doc_id": r["doc_id"], "system": r["system"], "dimension": d,
+                 "score": r[d] if judge == "oracle" else float(rng.integers(lo, hi + 1))}
+                for r in data.to_dict("records") for d in spec.dimensions]
+        scores = tmp_path / f"{judge}.csv"
+        pd.DataFrame(rows).to_csv(scores, index=False)
+        table = import_scores(scores, spec, data, judge)
+        path = tmp_path / f"results/judge/{judge}/{name}/base.parquet"
+        write_parquet(table, path, {"stage": "judge", "judge": judge, "dataset": name, "variant": "base"})
+        paths.append(str(path))
+    settings = TableSettings.from_dict({**TableSettings().as_dict(), "bootstrap_resamples": 50,
+                                        "permutation_resamples": 50})
+    df = build.correlation_table(name, str(data_path), [], paths, settings)
+    assert set(df["level"]) == {"sample", "system", "dataset"} and set(df["dimension"]) == set(spec.dimensions)
+    oracle, rand = df[df["row"] == "oracle"], df[df["row"] == "random"]
+    assert np.allclose(oracle["value"], 1.0)
+    sample = rand[rand["level"] == "sample"]["value"]
+    assert (sample.abs() < 0.2).all() and (rand["value"] < 1).all()
