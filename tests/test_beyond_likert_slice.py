@@ -34,7 +34,7 @@ def test_every_judged_unit_is_ok_or_counted_invalid(run):
     scores = sq.loc[sq["status"] == "ok", ["correctness", "coverage", "overall"]].to_numpy().ravel()
     assert ((scores >= 0) & (scores <= 100)).all()
     usage = pd.read_csv(run / "results/tables/usage.csv")
-    assert set(usage["dataset"]) >= {"dialsummeval", "squality"}
+    assert set(usage["dataset"]) >= {"DialSummEval", "SQuALITY"}
 
 
 def test_each_dataset_has_its_own_table_with_rouge_and_the_judge(run):
@@ -42,7 +42,7 @@ def test_each_dataset_has_its_own_table_with_rouge_and_the_judge(run):
         table = pd.read_csv(run / f"results/tables/{name}.csv")
         assert set(table["dataset"]) == {label} and set(table["level"]) == {"sample", "system", "dataset"}
         assert {"ROUGE-1", "ROUGE-2", "ROUGE-L"} <= set(table["row"]) and "qwen-1.5b" in set(table["row"])
-        assert (run / f"results/tables/{name}.tex").read_text().startswith("\\begin{table")
+        assert "\\begin{table" in (run / f"results/tables/{name}.tex").read_text()
     overview = (run / "results/tables/overview.html").read_text()
     assert "dialsummeval" in overview and "squality" in overview
     assert not (run / "results/tables/table1.csv").exists()  # the paper's datasets are not in this slice
