@@ -107,3 +107,22 @@ def test_the_weighted_score_reads_the_datasets_scale():
     parsed = SQ.proto.parse_for(SQ, reply, "stop", one)
     got = SQ.proto.extra_columns_for(SQ, reply, parsed, {"logprobs": lp})
     assert math.isnan(got["overall_weighted"]) and parsed.labels["overall"] == 4
+
+
+def test_the_cost_estimate_covers_squality_and_its_shared_story_prefix(mirror, tmp_path):
+    """SQuALITY's prompts are long (a ~5,000-word story each); in article order the 3 systems of
+    a question share the instruction and the story, which the estimate counts as cached prefix."""
+    from sumjudge.data.prepare import locate, prepare_dataset, source_files
+    from sumjudge.judge.estimate import estimate
+    from sumjudge.judge.transport import estimate_tokens
+
+    df = prepare_dataset("squality", locate(source_files("squality"), mirror), {"subset": {"squality": {"docs": 1}}})
+    judge = {"name": "paid", "model": "m", "base_url": "https://api.example.com/v1", "api_key_env": "K",
+             "price_input_per_1k": 0.002, "price_output_per_1k": 0.002}
+    t = estimate({"squality": df}, {"paid": judge}, {"squality": ["base"]}, str(tmp_path / "cache"),
+                 str(REPO / "prompts")).iloc[0]
+    story = estimate_tokens(df["article"].iloc[0])
+    assert t["requests"] == t["to_send"] == 3 and t["input_tokens"] > 3 * story
+    assert 2 * story * 0.9 < t["cached_prefix_tokens"] < 2 * (story + 200)  # requests 2 and 3 reuse the story
+    assert t["cost_usd_expected"] == pytest.approx((t["input_tokens"] + t["output_tokens_expected"]) * 0.002 / 1000,
+                                                   abs=1e-4)
