@@ -32,7 +32,8 @@ path and imported when first used (as the dataset readers are in
 =========== ====================================================== ===========
 protocol    human judgement                                        table kind
 =========== ====================================================== ===========
-``likert``  a score per dimension (SummEval, Newsroom: 1-5)         correlation
+``likert``  a score per dimension (SummEval, Newsroom: 1-5; a dataset   correlation
+            may declare its own ``scale``: SQuALITY 0-100)
 ``pairwise`` which of two summaries is better (TLDR)                accuracy
 ``pyramid`` is each semantic content unit (SCU) in the summary      accuracy
 ``binary``  is this summary sentence supported by the article (QAGS) accuracy
@@ -86,7 +87,7 @@ class Protocol:
     parser: str                            # dotted name of the parse function in sumjudge.judge.parse
     # the defaults of a user's dataset of this protocol (sumjudge.datasets.custom_spec)
     custom_gold: tuple[str, ...] = ()      # gold label columns (Likert: the dimensions)
-    custom_cluster: str = "doc_id"         # resampling cluster of accuracy intervals
+    custom_cluster: str = "doc_id"         # resampling cluster (intervals, paired tests): the document
     accuracy_dimension: str | None = None  # the `dimension` cell of an accuracy table
     metric_family: str | None = None       # the metric family it can have: reference | factuality
     metric_prediction: str | None = None   # prediction column of a factuality metric table
@@ -141,10 +142,20 @@ class Protocol:
         """The reply's labels as a :class:`sumjudge.judge.parse.Parsed`."""
         raise NotImplementedError
 
+    def parse_for(self, spec, reply: str, finish_reason: str | None, unit: Mapping[str, Any]):
+        """:meth:`parse` for one dataset (``spec``: its DatasetSpec): what the judge stage
+        calls. Likert also reads the dataset's score range (``spec.likert_scale``)."""
+        return self.parse(reply, finish_reason, unit, spec.dimensions)
+
     def extra_columns(self, reply: str | None, parsed, entry: Mapping[str, Any] | None,
                       dimensions: Sequence[str] = ()) -> dict[str, Any]:
         """Columns beside the labels of one judge-table row (``reply`` None: an API error)."""
         return {}
+
+    def extra_columns_for(self, spec, reply: str | None, parsed, entry: Mapping[str, Any] | None) -> dict[str, Any]:
+        """:meth:`extra_columns` for one dataset (``spec``: its DatasetSpec): what the judge
+        stage calls. Likert also reads the dataset's score range."""
+        return self.extra_columns(reply, parsed, entry, spec.dimensions)
 
     def uses_logprobs(self) -> bool:
         """Whether :meth:`extra_columns` reads the reply's logprobs (a judge's
@@ -161,22 +172,35 @@ class Likert(Protocol):
         return tuple(dimensions)
 
     def unit_fields(self, row, spec):
+        """``{Article}``, ``{Summary}``, ``{Dimensions}``, and each of the dataset's
+        ``prompt_columns`` (SQuALITY: ``{Question}``)."""
         return {"Article": row[spec.article_column], "Summary": row["summary"],
-                "Dimensions": ", ".join(spec.dimensions)}
+                "Dimensions": ", ".join(spec.dimensions),
+                **{field: row[column] for field, column in spec.prompt_columns}}
 
-    def parse(self, reply, finish_reason, unit, dimensions=()):
+    def parse_for(self, spec, reply, finish_reason, unit):
+        return self.parse(reply, finish_reason, unit, spec.dimensions, spec.likert_scale)
+
+    def parse(self, reply, finish_reason, unit, dimensions=(), scale=None):
+        """``scale``: the dataset's (low, high) score range (None: the protocol's, 1-5)."""
+        low, high = scale or self.scale
         return resolve(self.parser)(reply, dimensions, finish_reason, summary=unit.get("summary"),
-                                    article=unit.get("article"))
+                                    article=unit.get("article"), low=low, high=high)
 
     def uses_logprobs(self):
         return True
 
-    def extra_columns(self, reply, parsed, entry, dimensions=()):
-        """``{dim}_weighted``: the logprob-weighted score (NaN without logprobs)."""
+    def extra_columns_for(self, spec, reply, parsed, entry):
+        return self.extra_columns(reply, parsed, entry, spec.dimensions, spec.likert_scale)
+
+    def extra_columns(self, reply, parsed, entry, dimensions=(), scale=None):
+        """``{dim}_weighted``: the logprob-weighted score (NaN without logprobs, and on a
+        scale whose scores are not single digits, e.g. 0-100)."""
         if reply is None:
             return {f"{d}_weighted": math.nan for d in dimensions}
+        low, high = scale or self.scale
         weighted = resolve("sumjudge.judge.parse:weighted_likert")(reply, parsed.spans,
-                                                                    (entry or {}).get("logprobs"))
+                                                                    (entry or {}).get("logprobs"), low, high)
         return {f"{d}_weighted": weighted.get(d, math.nan) for d in dimensions}
 
     def coerce(self, table, dimensions=()):
@@ -280,7 +304,7 @@ PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (
         unit_key=("doc_id", "system"), summary_columns=("summary",),
         prompt_fields=frozenset({"Summary", "SCUs"}), judge_labels=("scu_labels",),
         default_prompt="prompts/pyramid_realsumm.txt", parser=_PARSE + "parse_pyramid",
-        custom_gold=("labels",), custom_cluster="unit_id", accuracy_dimension="SCU_presence",
+        custom_gold=("labels",), custom_cluster="doc_id", accuracy_dimension="SCU_presence",
         metric_family="factuality", metric_prediction="scu_pred", per_item=True,
         unit_words="summaries", answer_names=("absent", "present"),
         import_columns=("doc_id", "system", "scu_index", "label"), claim_column="scus", premise_column="summary"),
@@ -292,7 +316,7 @@ PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (
         unit_key=("doc_id", "system", "sentence"), summary_columns=("summary",),
         prompt_fields=frozenset({"Sentence"}), judge_labels=("label",),
         default_prompt="prompts/binary_qags.txt", parser=_PARSE + "parse_binary",
-        custom_gold=("label",), custom_cluster="summary_id", accuracy_dimension="factuality",
+        custom_gold=("label",), custom_cluster="doc_id", accuracy_dimension="factuality",
         metric_family="factuality", metric_prediction="pred", unit_words="summary sentences",
         answer_names=("no", "yes"), expected_output=2, import_columns=("doc_id", "sentence_idx", "label"),
         claim_column="sentence", premise_column="article"),

@@ -38,7 +38,7 @@ def compute(prepared) -> dict[str, list[str]]:
     from sumjudge.judge.spec import judge_spec
 
     out: dict[str, list[str]] = {}
-    for name in ds.BUILTIN:
+    for name in ds.DATASETS:  # the paper's datasets: the default run's requests
         spec_ds = ds.get(name)
         df = prepared(name).head(3)
         for variant in spec_ds.variants:

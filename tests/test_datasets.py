@@ -61,14 +61,16 @@ def test_a_wrong_dataset_name_lists_the_registry(tmp_path):
         validate(cfg, SCHEMA_PATH)
 
 
-def test_config_yaml_lists_every_builtin():
+def test_config_yaml_lists_the_papers_datasets():
+    """The default run is the paper's: the datasets beyond it are one documented line away."""
     cfg = yaml.safe_load((REPO / "config.yaml").read_text())
-    assert cfg["datasets"] == list(BUILTIN) == cfg["judge"]["datasets"]
+    assert cfg["datasets"] == list(datasets.DATASETS) == cfg["judge"]["datasets"]
+    assert datasets.DATASETS == ("summeval", "newsroom", "tldr", "realsumm", "qags_cnn", "qags_xsum")
     assert cfg["custom_datasets"] == {}
 
 
 def test_the_registry_gives_each_dataset_its_protocol_labels_and_prompts():
-    assert {n: s.protocol for n, s in BUILTIN.items()} == {"summeval": "likert", "newsroom": "likert",
+    assert {n: BUILTIN[n].protocol for n in datasets.DATASETS} == {"summeval": "likert", "newsroom": "likert",
                                                            "tldr": "pairwise", "realsumm": "pyramid",
                                                            "qags_cnn": "binary", "qags_xsum": "binary"}
     assert BUILTIN["newsroom"].label_columns == ("coherence", "fluency", "informativeness", "relevance")
@@ -123,7 +125,7 @@ def test_protocol_objects():
     table = pd.DataFrame({"label": [1, None]})
     assert str(PROTOCOLS["binary"].coerce(table)["label"].dtype) == "Int64"
     assert {p.table_kind for p in PROTOCOLS.values()} == {"correlation", "accuracy"}
-    assert [s.table_kind for s in BUILTIN.values()] == ["correlation"] * 2 + ["accuracy"] * 4
+    assert [BUILTIN[n].table_kind for n in datasets.DATASETS] == ["correlation"] * 2 + ["accuracy"] * 4
 
 
 def test_custom_spec_and_its_errors():
@@ -149,7 +151,7 @@ def test_custom_spec_and_its_errors():
     with pytest.raises(DatasetConfigError, match="'tldr' is a built-in dataset"):
         custom_spec("tldr", {"path": "x.csv", "protocol": "pairwise"})
     assert datasets.alternation([]) == "(?!)" and datasets.folders() == [
-        "summeval", "newsroom", "tldr", "realsumm", "qags"]
+        "summeval", "newsroom", "tldr", "realsumm", "qags", "dialsummeval", "squality"]
 
 
 def test_metric_units_read_the_registry():
@@ -168,7 +170,7 @@ def test_metric_units_read_the_registry():
                        "references": [["r1", "r2"]]})
     assert sides_for(se, "summeval")[0].references == [["r1", "r2"]]
     with pytest.raises(ValueError, match="reference-based metrics are defined for summeval, newsroom, tldr, "
-                                         "not 'realsumm'"):
+                                         "dialsummeval, squality, not 'realsumm'"):
         sides_for(se, "realsumm")
     py = custom_spec("py", {"path": "p.csv", "protocol": "pyramid"})
     scu = pd.DataFrame({"unit_id": ["d/A"], "summary": ["The cat sat. It was red."], "scus": [["cat sat", "red"]]})
@@ -180,3 +182,51 @@ def test_metric_units_read_the_registry():
     sent = pd.DataFrame({"unit_id": ["d/A/0"], "article": ["Art."], "sentence": ["One."]})
     ans = answer_questions(sent, bi, claims_for(sent, bi), [0.7])
     assert list(ans["pred"]) == [1]
+
+
+# ------------------------------------------------------------------ annotators (issue 25 point 4)
+
+def test_builtin_annotator_identities():
+    from sumjudge.datasets import BUILTIN
+    who = {n: (s.annotators.identity, s.annotators.layout) if s.annotators else None for n, s in BUILTIN.items()
+           if s.paper_table}
+    assert who == {"summeval": ("persons", "wide"), "newsroom": ("anonymous", "wide"), "tldr": None,
+                   "realsumm": ("anonymous", "counts"), "qags_cnn": ("workers", "lists"),
+                   "qags_xsum": ("workers", "lists")}
+    assert BUILTIN["summeval"].annotators.columns("fluency") == ("fluency_expert0", "fluency_expert1",
+                                                                 "fluency_expert2")
+
+
+def test_annotator_matrix_by_worker_id_and_counts():
+    import numpy as np
+    import pandas as pd
+    from sumjudge.datasets import BUILTIN
+    q = pd.DataFrame({"votes": [[1, 0, 1], [0, 0]], "workers": [["w2", "w10", "w1"], ["w1", "w2"]]})
+    names, m = BUILTIN["qags_cnn"].annotators.matrix(q, "label")
+    assert names == ("w1", "w2", "w10")  # natural order of the ids, not the vote positions
+    np.testing.assert_array_equal(m, [[1, 1, 0], [0, 0, np.nan]])
+    yes, n = BUILTIN["qags_cnn"].annotators.votes(q, "label")
+    assert list(yes) == [2, 0] and list(n) == [3, 2]
+    r = pd.DataFrame({"scu_votes_present": [[1, 2], [3]], "scu_n_votes": [[3, 3], [4]]})
+    assert BUILTIN["realsumm"].annotators.matrix(r, "scu_labels", True) is None  # no one is known
+    yes, n = BUILTIN["realsumm"].annotators.votes(r, "scu_labels", True)
+    assert list(yes) == [1, 2, 3] and list(n) == [3, 3, 4]
+
+
+def test_custom_annotators_declared_in_config():
+    import numpy as np
+    import pandas as pd
+    from sumjudge.datasets import DatasetConfigError, custom_spec
+    s = custom_spec("mine", {"protocol": "pyramid", "path": "x.csv", "annotators": {"names": ["a", "b", "c"]}})
+    assert s.annotators.identity == "persons" and s.cluster_column == "doc_id"
+    assert dict(s.reader_kwargs)["annotator_columns"] == ("labels_a", "labels_b", "labels_c")
+    df = pd.DataFrame({"labels_a": [[1, 0], [1]], "labels_b": ["[0, 0]", [1]], "labels_c": [[1, None], [0]]})
+    names, m = s.annotators.matrix(df, "labels", per_item=True)
+    np.testing.assert_array_equal(m, [[1, 0, 1], [0, 0, np.nan], [1, 1, 0]])
+    lik = custom_spec("lik", {"protocol": "likert", "path": "x.csv", "dimensions": ["overall"],
+                              "annotators": {"identity": "workers", "names": ["w1", "w2"]}})
+    assert lik.annotators.columns("overall") == ("overall_w1", "overall_w2")
+    with pytest.raises(DatasetConfigError, match="two or more distinct annotator names"):
+        custom_spec("bad", {"protocol": "binary", "path": "x.csv", "annotators": {"names": ["a"]}})
+    with pytest.raises(DatasetConfigError, match="is not one of persons, workers, anonymous"):
+        custom_spec("bad", {"protocol": "binary", "path": "x.csv", "annotators": {"identity": "x", "names": ["a", "b"]}})

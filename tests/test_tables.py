@@ -207,7 +207,8 @@ def test_table4_scu_decisions(workdir, tables):
     h = pd.read_parquet(workdir["data"]["realsumm"])
     n_scus = int(h["scu_labels"].map(len).sum())
     assert set(t["row"]) == {"DAE", "FactCC", "stub"}  # paper models: no label
-    assert cell(t, "DAE")["n"] == n_scus and cell(t, "DAE")["n_groups"] == len(h)
+    # clusters are documents (the registry's cluster column; issue 25 point 7), not summaries
+    assert cell(t, "DAE")["n"] == n_scus and cell(t, "DAE")["n_groups"] == h["doc_id"].nunique()
     judge = cell(t, "stub")
     assert judge["n"] < n_scus and judge["n_missing"] > 0  # invalid replies and unanswered SCUs left out
     assert judge["compared_with"] == "DAE"

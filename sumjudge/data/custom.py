@@ -188,12 +188,19 @@ _LABEL_FIX = {
 
 # ------------------------------------------------------------------------ reader
 
-def prepare(path: str | Path, protocol: str, dimensions: Sequence[str] = ()) -> pd.DataFrame:
-    """Read and check a user's dataset file; return its prepared table (see the module doc)."""
+def prepare(path: str | Path, protocol: str, dimensions: Sequence[str] = (),
+            annotator_columns: Sequence[str] = ()) -> pd.DataFrame:
+    """Read and check a user's dataset file; return its prepared table (see the module doc).
+
+    ``annotator_columns``: each annotator's labels (``custom_datasets.<name>.annotators``),
+    ``<gold>_<annotator>``; each must be in the file, of its gold column's kind, and may be
+    empty where that annotator did not label the unit."""
     path = Path(path)
     proto = get_protocol(protocol)
     columns = list(proto.columns) + [Column(d, "number") for d in dimensions]
-    required = [c.name for c in columns if c.required]
+    kinds = {c.name: c.kind for c in columns}
+    columns += [Column(a, kinds[a.rsplit("_", 1)[0]], required=False) for a in annotator_columns]
+    required = [c.name for c in columns if c.required] + list(annotator_columns)
     header, records = _records(path)
     csv_cell = path.suffix.lower() == ".csv"
     need = (f"a {protocol} dataset needs the columns {', '.join(required)}"
@@ -216,6 +223,8 @@ def prepare(path: str | Path, protocol: str, dimensions: Sequence[str] = ()) -> 
             if csv_cell and value == "" and not col.required:
                 value = _MISSING
             if _is_missing(value) or (csv_cell and value == "" and col.kind in ("id", "number", "flag")):
+                if col.name in annotator_columns and col.name not in rec:
+                    fail(f"missing column '{col.name}'", f"{need}: add it to every line")
                 if col.required:
                     if value is _MISSING and header is None:
                         fail(f"missing column '{col.name}'", f"{need}: add it to every line")

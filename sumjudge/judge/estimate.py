@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> None:
 
     from ..data.prepare import DATASETS
     from .spec import judge_specs
-    from .targets import variants as judged_variants
+    from .targets import judged_datasets, variants as judged_variants
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--configfile", action="append", default=[], help="config files, later ones win")
@@ -138,7 +138,7 @@ def main(argv: list[str] | None = None) -> None:
         _merge(config, yaml.safe_load(Path(path).read_text()) or {})
     specs = judge_specs(config)
     jc = config["judge"]
-    datasets = [d for d in jc["datasets"] if d in config.get("datasets", DATASETS)]
+    datasets = judged_datasets(list(config.get("datasets", DATASETS)), jc)
     tables = {}
     for d in datasets:
         path = Path(args.results) / "data" / f"{d}.parquet"

@@ -67,7 +67,7 @@ def import_scores(path: str | Path, dataset, data: pd.DataFrame, judge: str = "i
     data["unit_id"] = data["unit_id"].astype(str)
     if dataset.proto.per_dimension:
         ids = {(str(d), str(s)): u for u, d, s in zip(data["unit_id"], data["doc_id"], data["system"])}
-        lo, hi = dataset.proto.scale or (1, 5)
+        lo, hi = dataset.likert_scale or (1, 5)
         dims = set(dataset.dimensions)
         out = {}
         for i, r in df.iterrows():

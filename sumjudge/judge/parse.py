@@ -112,6 +112,20 @@ _DENOMINATOR = re.compile(r"(?<=\d)\s*(?:/|out of)\s*5(?:\.0)?\b", re.IGNORECASE
 _LIST_MARKER = re.compile(r"(?m)^([ \t>*#-]*)\d{1,2}[.)](?=\s)")
 
 
+
+
+def _scale_patterns(low: float, high: float) -> tuple[re.Pattern, re.Pattern]:
+    """The scale-phrase and denominator patterns of a ``low..high`` scale (1-5: the two above;
+    0-100: "0-100", "0 (worst) to 100 (best)", "85/100", "85 out of 100")."""
+    if (low, high) == (1, 5):
+        return _SCALE, _DENOMINATOR
+    lo, hi = (re.escape(f"{v:g}") for v in (low, high))
+    scale = re.compile(rf"\(?(?<![\d.]){lo}\s*(?:\(\s*worst\s*\))?\s*(?:-|–|—|to)\s*{hi}\b\s*"
+                       rf"(?:\(\s*best\s*\))?\)?", re.IGNORECASE)
+    denominator = re.compile(rf"(?<=\d)\s*(?:/|out of)\s*{hi}(?:\.0)?\b", re.IGNORECASE)
+    return scale, denominator
+
+
 def _blank(text: str, pattern: re.Pattern) -> str:
     """Replace matches by spaces (same length, so positions stay valid)."""
     return pattern.sub(lambda m: " " * len(m.group(0)), text)
@@ -144,7 +158,8 @@ _ALONE_AFTER = re.compile(r"\s*(?:$|[.,;:!?)\]}|*\"'/\-–—(]|\n|\s[A-Z(])|"
 _RANK_NAMES = {1: "after its name", 2: "after Score:", 3: "last on its line"}
 
 
-def _likert_candidates(clean: str, end: int, stop: int) -> list[tuple[int, float, tuple[int, int]]]:
+def _likert_candidates(clean: str, end: int, stop: int, low: float = 1,
+                       high: float = 5) -> list[tuple[int, float, tuple[int, int]]]:
     """(rank, value, span) of the scores one mention of a dimension offers: rank 1 a
     number right after the name, 2 a number after a score marker, 3 the last
     standalone in-range number on the mention's own line."""
@@ -160,7 +175,7 @@ def _likert_candidates(clean: str, end: int, stop: int) -> list[tuple[int, float
             out.append((2, float(m.group(0)), (m.start(), m.end())))
     line_end = clean.find("\n", end)
     line_end = stop if line_end < 0 else min(line_end, stop)
-    on_line = [m for m in alone if m.start() < line_end and 1 <= float(m.group(0)) <= 5]
+    on_line = [m for m in alone if m.start() < line_end and low <= float(m.group(0)) <= high]
     if on_line:
         m = on_line[-1]
         out.append((3, float(m.group(0)), (m.start(), m.end())))
@@ -170,10 +185,11 @@ def _likert_candidates(clean: str, end: int, stop: int) -> list[tuple[int, float
 def parse_likert(reply: str, dimensions: Sequence[str], finish_reason: str | None = None, *,
                  summary: str | None = None, article: str | None = None,
                  low: int = 1, high: int = 5) -> Parsed:
-    """Four 1-5 scores, each read where the reply gives it for its dimension.
+    """One ``low``-``high`` score per dimension (1-5 unless the dataset declares its own
+    ``scale``), each read where the reply gives it for its dimension.
 
-    The text is cleaned first: scale phrases ("1-5", "1 (worst) to 5 (best)"),
-    denominators ("/5", "out of 5") and list markers ("2.") are blanked. A
+    The text is cleaned first: scale phrases ("1-5", "1 (worst) to 5 (best)"; 0-100:
+    "0-100", ...), denominators ("/5", "out of 5"; "/100") and list markers ("2.") are blanked. A
     dimension's *segment* runs from a mention of its name to the next mention of
     any dimension (or to the start of that mention's line). Only a *standalone*
     number can be a score: one not followed by a word ("3 sentences", "2 of the 3
@@ -189,7 +205,8 @@ def parse_likert(reply: str, dimensions: Sequence[str], finish_reason: str | Non
     ``low..high`` makes it ``out_of_range``. Decimals are kept (4.5).
     """
     text = reply or ""
-    clean = _blank(_blank(_blank(text, _SCALE), _DENOMINATOR), _LIST_MARKER)
+    scale, denominator = _scale_patterns(low, high)
+    clean = _blank(_blank(_blank(text, scale), denominator), _LIST_MARKER)
     pat, alias_to_dim = _alias_pattern(dimensions)
     mentions = [(m.start(), m.end(), alias_to_dim[re.sub(r"\s+", " ", m.group(1).lower())])
                 for m in pat.finditer(clean)]
@@ -202,7 +219,7 @@ def parse_likert(reply: str, dimensions: Sequence[str], finish_reason: str | Non
         line_start = clean.rfind("\n", 0, stop) + 1
         if i + 1 < len(mentions) and line_start > end:
             stop = line_start
-        found[dim] += _likert_candidates(clean, end, stop)
+        found[dim] += _likert_candidates(clean, end, stop, low, high)
     bad: list[str] = []
     unclear: list[str] = []
     for dim in dimensions:

@@ -12,7 +12,8 @@ articles and templates may contain braces):
 ``{Summary_1}`` ``{Title}`` ``{Subreddit}`` (pairwise; ``{Article}`` is the post),
 ``{SCUs}`` (Pyramid: ``1. ...`` one per line), ``{Sentence}`` (binary),
 ``{Dimensions}`` (Likert: the dataset's dimensions, comma-separated; the generic
-``prompts/likert.txt`` of a user's dataset asks for them).
+``prompts/likert.txt`` of a user's dataset asks for them), ``{Question}`` (a
+question-focused dataset's question: a Likert dataset's ``prompt_columns``, SQuALITY).
 
 Which fields a protocol needs and how a row fills them is its protocol object's
 (:mod:`sumjudge.protocols`); here only the text is handled.
@@ -30,7 +31,7 @@ from .. import datasets as _ds
 from .errors import TemplateError  # noqa: F401  (raised here; importers name it from prompts too)
 
 PLACEHOLDERS = ("Article", "Summary", "Summary_0", "Summary_1", "Title", "Subreddit", "SCUs", "Sentence",
-                "Dimensions")
+                "Dimensions", "Question")
 _FIELD = re.compile(r"\{(" + "|".join(PLACEHOLDERS) + r")\}")
 _HEADER = re.compile(r"^### (system|user)[ \t]*$", re.MULTILINE)
 
@@ -80,12 +81,19 @@ def load_template(path: str | Path) -> Template:
 
 
 def check_template(template: Template, dataset: "str | _ds.DatasetSpec") -> None:
-    """A template must contain the fields its protocol cannot do without."""
-    proto = _ds.get(dataset).proto
+    """A template must contain the fields its protocol cannot do without, and the
+    dataset's ``prompt_columns`` (SQuALITY's ``{Question}``)."""
+    spec = _ds.get(dataset)
+    proto = spec.proto
     missing = proto.prompt_fields - template.fields
     if missing:
         raise TemplateError(f"{template.path}: a {proto.name} prompt needs "
                             f"{', '.join('{' + m + '}' for m in sorted(missing))}")
+    missing = {f for f, _ in spec.prompt_columns} - template.fields
+    if missing:
+        raise TemplateError(f"{template.path}: a prompt for {spec.name} needs "
+                            f"{', '.join('{' + m + '}' for m in sorted(missing))} (without it the judge "
+                            "does not see the question the summary answers)")
 
 
 def unit_fields(dataset: "str | _ds.DatasetSpec", row: Mapping[str, Any]) -> dict[str, str]:

@@ -19,5 +19,9 @@ DIMENSION_ALIASES: dict[str, tuple[str, ...]] = {
     "fluency": ("fluency",),
     "coherence": ("coherence", "coherency"),
     "informativeness": ("informativeness",),
+    # SQuALITY (docs/data.md): its rubric's names, and the upstream file's "selection" for coverage
+    "correctness": ("correctness",),
+    "coverage": ("coverage", "selection"),
+    "overall": ("overall quality", "overall"),
 }
 

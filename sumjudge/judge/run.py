@@ -294,10 +294,10 @@ def build_table(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", planned: lis
                         "finish_reason": None, "input_tokens": 0, "output_tokens": 0,
                         "cached_input_tokens": 0, "reasoning_tokens": 0, "cost_usd": 0.0,
                         "via": None, "service_tier": None, "batch_id": None})
-            row.update(proto.extra_columns(None, None, None, dims))
+            row.update(proto.extra_columns_for(ds, None, None, None))
         else:
             reply = entry.get("reply") or ""
-            parsed = proto.parse(reply, entry.get("finish_reason"), unit, dims)
+            parsed = proto.parse_for(ds, reply, entry.get("finish_reason"), unit)
             if (empty := no_content_reason(entry)) is not None:  # a reply without text: no labels
                 parsed.status, parsed.reason = "invalid", empty
                 parsed.labels = {c: (None if not isinstance(v, list) else [None] * len(v))
@@ -313,7 +313,7 @@ def build_table(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", planned: lis
                         "cost_usd": math.nan if cost is None else cost,
                         "via": entry.get("via") or "live", "service_tier": entry.get("service_tier"),
                         "batch_id": entry.get("batch_id")})
-            row.update(extra_columns(proto, reply, parsed, entry, logprobs_entry, unit, dims))
+            row.update(extra_columns(proto, reply, parsed, entry, logprobs_entry, unit, dims, ds))
         row.update({"cached": res.cached, "attempts": res.attempts, "prompt_hash": p.prompt_hash,
                     "request_key": p.label_key or p.request.key,
                     "logprobs_key": p.request.key if p.label_key else None, "judge": spec.name,
@@ -328,17 +328,22 @@ def build_table(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", planned: lis
 
 
 def extra_columns(proto, reply: str, parsed, entry: dict[str, Any], logprobs_entry: dict[str, Any] | None,
-                  unit: dict[str, Any], dims) -> dict[str, Any]:
+                  unit: dict[str, Any], dims, spec=None) -> dict[str, Any]:
     """The protocol's further columns; the weighted score reads the logprobs reply, which
     is parsed on its own where its text differs from the reply that gave the labels."""
+    def columns(reply, parsed, entry):
+        return (proto.extra_columns_for(spec, reply, parsed, entry) if spec is not None
+                else proto.extra_columns(reply, parsed, entry, dims))
+
     if logprobs_entry is None:
-        return proto.extra_columns(reply, parsed, {**entry, "logprobs": None}, dims)
+        return columns(reply, parsed, {**entry, "logprobs": None})
     if logprobs_entry is entry:
-        return proto.extra_columns(reply, parsed, entry, dims)
+        return columns(reply, parsed, entry)
     lreply = logprobs_entry.get("reply") or ""
     if lreply != reply:
-        parsed = proto.parse(lreply, logprobs_entry.get("finish_reason"), unit, dims)
-    return proto.extra_columns(lreply, parsed, logprobs_entry, dims)
+        parsed = (proto.parse_for(spec, lreply, logprobs_entry.get("finish_reason"), unit) if spec is not None
+                  else proto.parse(lreply, logprobs_entry.get("finish_reason"), unit, dims))
+    return columns(lreply, parsed, logprobs_entry)
 
 
 def models_seen(table: pd.DataFrame) -> list[dict[str, Any]]:

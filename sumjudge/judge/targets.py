@@ -21,6 +21,15 @@ def variants(dataset: "str | _ds.DatasetSpec", judge_cfg: dict[str, Any]) -> lis
     return list(spec.variants)
 
 
+def judged_datasets(datasets: list[str], judge_cfg: dict[str, Any]) -> list[str]:
+    """The built-in datasets the judges judge: those of ``judge.datasets`` among ``datasets``
+    (in that order), then every dataset of ``datasets`` beyond the paper (no paper table:
+    judged like a user's dataset, so naming it in ``datasets`` is the one line that adds
+    it; docs/data.md)."""
+    listed = [d for d in judge_cfg["datasets"] if d in datasets]
+    return listed + [d for d in datasets if d not in listed and not _ds.get(d).paper_table]
+
+
 def output(results: str, judge: str, dataset: str, variant: str, ext: str = "parquet", swapped: bool = False) -> str:
     """``swapped``: the pairs asked the other way round (judge.pairwise_orders)."""
     return f"{results}/judge/{judge}/{dataset}/{variant}{SWAPPED if swapped else ''}.{ext}"

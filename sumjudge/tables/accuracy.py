@@ -107,7 +107,7 @@ def decisions(human: pd.DataFrame, spec: _ds.DatasetSpec) -> pd.DataFrame:
     """One row per decision: ``unit_id``, ``position`` (SCU index or 0), ``gold``, ``cluster``."""
     gold = spec.gold_columns[0]
     human = human.assign(unit_id=human["unit_id"].astype(str))
-    if spec.proto.per_item:  # Pyramid: one decision per SCU; clusters: summaries
+    if spec.proto.per_item:  # Pyramid: one decision per SCU; clusters: the registry's (documents)
         n = human[gold].map(len)
         out = pd.DataFrame({
             "unit_id": np.repeat(human["unit_id"].to_numpy(), n),
@@ -115,7 +115,7 @@ def decisions(human: pd.DataFrame, spec: _ds.DatasetSpec) -> pd.DataFrame:
             "gold": np.concatenate([np.asarray(v, dtype=float) for v in human[gold]])
             if len(n) else np.array([]),
         })
-        out["cluster"] = out[spec.cluster_column]
+        out["cluster"] = np.repeat(human[spec.cluster_column].astype(str).to_numpy(), n)
         return out
     return pd.DataFrame({"unit_id": human["unit_id"], "position": 0,
                          "gold": human[gold].astype(float).to_numpy(),

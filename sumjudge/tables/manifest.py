@@ -200,9 +200,9 @@ def data_sources(config: dict[str, Any], raw_dir: str | Path = "results/raw",
     ``used``: the local paths the dataset tables were read from (their ``sources``
     metadata); a pinned file outside it gets ``used: false`` (this config does not read it)."""
     from ..data.sources import SOURCES
-    from ..datasets import BUILTIN
+    from ..datasets import BUILTIN, DATASETS
 
-    datasets = set(config.get("datasets") or [])
+    datasets = set(config.get("datasets") or DATASETS)  # no `datasets`: the default, the paper's
     folders = {BUILTIN[d].folder for d in datasets if d in BUILTIN}  # qags_cnn, qags_xsum: the "qags" files
     mirror = config.get("mirror")
     out = []

@@ -198,8 +198,12 @@ def render(tables: dict[str, pd.DataFrame], chart_svg: str, judge_vs_best: pd.Da
     from .caveats import table_caveats, table_context
 
     context = table_context(manifest.get("config") or {})
-    titles = {**TITLES, **{k: f"Your dataset {k} ({'accuracy' if _accuracy(df) else 'correlation at three levels'})"
-                           for k, df in tables.items() if k not in TITLES}}  # custom_datasets tables
+    from ..datasets import BUILTIN
+
+    kind = lambda df: "accuracy" if _accuracy(df) else "correlation at three levels"  # noqa: E731
+    titles = {**TITLES, **{k: (f"{BUILTIN[k].label}, beyond the paper ({kind(df)})" if k in BUILTIN
+                               else f"Your dataset {k} ({kind(df)})")
+                           for k, df in tables.items() if k not in TITLES}}  # own tables: beyond the paper, custom
     toc = [("caveats", "Caveats"), ("chart", "The 28-column view"), ("behaviour", "The judge's own answers")]
     toc += [(k, t) for k, t in titles.items() if tables.get(k) is not None]
     toc += [("usage", "Requests, tokens and cost"), ("judges", "Judges"), ("prompts", "Prompt texts"),

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Mapping
 
-from ..datasets import BUILTIN, DatasetSpec
+from ..datasets import BUILTIN, DatasetSpec, own_table
 from .inputs import parse_judge_path, parse_metric_path
 
 
@@ -22,8 +22,10 @@ def tables_of(specs: Mapping[str, DatasetSpec], kind: str) -> dict[str, list[str
     return out
 
 
-CORRELATION_TABLES = {t: ds[0] for t, ds in tables_of(BUILTIN, "correlation").items()}
-ACCURACY_TABLES = tables_of(BUILTIN, "accuracy")
+# the paper's tables (Tables 1-5); a dataset beyond the paper has a table of its own (own_tables)
+_PAPER = {n: s for n, s in BUILTIN.items() if s.paper_table}
+CORRELATION_TABLES = {t: ds[0] for t, ds in tables_of(_PAPER, "correlation").items()}
+ACCURACY_TABLES = tables_of(_PAPER, "accuracy")
 TABLE_DATASETS = {**{t: [d] for t, d in CORRELATION_TABLES.items()}, **ACCURACY_TABLES, "table6": ["summeval"]}
 REPLY_TABLES = ["table7", "table8", "table9"]
 CHART_TABLES = list(CORRELATION_TABLES) + list(ACCURACY_TABLES)
@@ -40,9 +42,11 @@ def table_datasets(table: str, datasets: list[str]) -> list[str]:
     return [d for d in TABLE_DATASETS.get(table, [table]) if d in datasets]
 
 
-def custom_tables(specs: Mapping[str, DatasetSpec], kind: str) -> list[str]:
-    """The result tables of a user's datasets (results/tables/<name>.csv) of one kind."""
-    return [n for n, s in specs.items() if s.custom and s.table_kind == kind]
+def custom_tables(specs: Mapping[str, DatasetSpec], kind: str, datasets: list[str] | None = None) -> list[str]:
+    """The own result tables (results/tables/<table>.csv) of one kind: every user's dataset,
+    and each built-in dataset beyond the paper among ``datasets`` (None: all of them)."""
+    return list(dict.fromkeys(s.table or n for n, s in specs.items() if own_table(s) and s.table_kind == kind
+                              and (s.custom or datasets is None or n in datasets)))
 
 
 def judge_files(judge_outputs: list[str], datasets=None, variants=None) -> list[str]:

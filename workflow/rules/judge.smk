@@ -24,7 +24,8 @@ if [j for j in JUDGE_RUN if j not in JUDGES]:
         f"config key 'judge.run': {', '.join(repr(j) for j in JUDGE_RUN if j not in JUDGES)} not defined "
         f"under 'judges'; defined: {', '.join(map(repr, JUDGES)) or '(none)'}")
 
-JUDGE_DATASETS = [d for d in JUDGE_CFG["datasets"] if d in DATASETS]
+# judge.datasets among `datasets`, and every dataset beyond the paper in `datasets` (docs/data.md)
+JUDGE_DATASETS = _jt.judged_datasets(DATASETS, JUDGE_CFG)
 JUDGE_PROMPT_DIR = _jt.prompt_dir(JUDGE_CFG, workflow.basedir)
 # a user's datasets (custom_datasets) are judged by every judge in judge.run, base prompt
 JUDGE_OUTPUTS = _jt.outputs(RESULTS, JUDGE_RUN, [DATASET_SPECS[d] for d in JUDGE_DATASETS + CUSTOM_DATASETS],

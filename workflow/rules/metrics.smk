@@ -4,9 +4,12 @@
 METRIC_OUTPUTS = [
     f"{RESULTS}/metrics/rouge/{d}.parquet" for d in config["rouge"]["datasets"] if d in DATASETS
 ]
-# a user's dataset gets ROUGE when its file has a `reference` column
-METRIC_OUTPUTS += [f"{RESULTS}/metrics/rouge/{d}.parquet" for d in CUSTOM_DATASETS
-                   if "reference" in DATASET_SPECS[d].metric_families]
+# a user's dataset gets ROUGE when its file has a `reference` column; a built-in dataset beyond
+# the paper named in `datasets` (docs/data.md) gets ROUGE when it has references, whatever rouge.datasets says
+OWN_REFERENCE = [d for d in CUSTOM_DATASETS + [d for d in DATASETS if _ds.own_table(DATASET_SPECS[d])]
+                 if "reference" in DATASET_SPECS[d].metric_families]
+METRIC_OUTPUTS += [f"{RESULTS}/metrics/rouge/{d}.parquet" for d in OWN_REFERENCE
+                   if f"{RESULTS}/metrics/rouge/{d}.parquet" not in METRIC_OUTPUTS]
 
 
 rule rouge:
@@ -45,6 +48,11 @@ METRIC_OUTPUTS += [
     for d in METRICS[metric]["datasets"]
     if d in DATASETS
 ]
+# ... and BERTScore beside ROUGE (when bertscore is in metrics.run): the rows its own table has;
+# the other learned metrics when listed in metrics.<metric>.datasets
+OWN_BERTSCORE = [d for d in OWN_REFERENCE if d in DATASETS and "bertscore" in METRICS["run"]]
+METRIC_OUTPUTS += [f"{RESULTS}/metrics/bertscore/{d}.parquet" for d in OWN_BERTSCORE
+                   if f"{RESULTS}/metrics/bertscore/{d}.parquet" not in METRIC_OUTPUTS]
 
 # Never start jobs that can only fail: a missing model or parser stops the run here, with
 # every manual step in one message (sumjudge/metrics/preflight.py).
@@ -54,7 +62,8 @@ if METRICS.get("check_models", True) and _preflight_applies(sys.argv, workflow.i
     from sumjudge.metrics.preflight import manual_steps as _manual_steps, report as _preflight_report
 
     _pending = [m for m in LEARNED_METRICS if m in METRICS["run"] and not all(
-        Path(f"{RESULTS}/metrics/{m}/{d}.parquet").exists() for d in METRICS[m]["datasets"] if d in DATASETS)]
+        Path(f"{RESULTS}/metrics/{m}/{d}.parquet").exists() for d in METRICS[m]["datasets"] + OWN_BERTSCORE
+        if d in DATASETS and f"{RESULTS}/metrics/{m}/{d}.parquet" in METRIC_OUTPUTS)]
     _steps = _manual_steps(METRICS, _pending)
     if _steps:
         raise WorkflowError(_preflight_report(_steps, METRICS["run"]))

@@ -38,8 +38,9 @@ _os.environ.setdefault("SUMJUDGE_COMMAND", _shlex.join(_argv))
 _os.environ.setdefault("SUMJUDGE_CONFIGFILES", _json.dumps([_os.path.abspath(f) for f in workflow.configfiles]))
 TABLES_DIR = f"{RESULTS}/tables"
 # a user's dataset (custom_datasets) has its own table, results/tables/<name>.csv/.tex, of its protocol's kind
-CUSTOM_CORRELATION = custom_tables(DATASET_SPECS, "correlation")
-CUSTOM_ACCURACY = custom_tables(DATASET_SPECS, "accuracy")
+# and so does a built-in dataset beyond the paper named in `datasets` (docs/data.md)
+CUSTOM_CORRELATION = custom_tables(DATASET_SPECS, "correlation", DATASETS)
+CUSTOM_ACCURACY = custom_tables(DATASET_SPECS, "accuracy", DATASETS)
 TABLE_CSVS = [f"{TABLES_DIR}/{t}.csv" for t in numbered_tables(DATASETS)]
 CUSTOM_CSVS = [f"{TABLES_DIR}/{t}.csv" for t in CUSTOM_CORRELATION + CUSTOM_ACCURACY]
 CHART_CSVS = [f"{TABLES_DIR}/{t}.csv" for t in numbered_tables(DATASETS) if t in CHART_TABLES]
