@@ -224,6 +224,8 @@ class DatasetSpec:
     annotators: Annotators | None = None    # each human's labels (None: one label per unit)
     scale: tuple[float, float] | None = None  # Likert: the scores' range when not the protocol's (SQuALITY 0-100)
     prompt_columns: tuple[tuple[str, str], ...] = ()  # further (placeholder, column) a prompt reads (a question)
+    # accuracy questions: (gold column = the table's dimension, prompt variant); () = one, gold_columns[0] / base
+    questions: tuple[tuple[str, str], ...] = ()
 
     @property
     def proto(self):
@@ -259,6 +261,20 @@ class DatasetSpec:
     @property
     def summary_columns(self) -> tuple[str, ...]:
         return self.proto.summary_columns
+
+    def vote_columns(self, gold: str | None = None) -> tuple[str, ...]:
+        """The per-annotator columns of a gold column (wide layout: ``<gold>_<name>``, in
+        annotator order; another layout or no annotators: none)."""
+        gold = gold or self.gold_columns[0]
+        a = self.annotators
+        return a.columns(gold) if a is not None and a.layout == "wide" else ()
+
+    @property
+    def accuracy_questions(self) -> tuple[tuple[str, str, str], ...]:
+        """(gold column, dimension cell, prompt variant) of each block of its accuracy table."""
+        if self.questions:
+            return tuple((gold, gold, variant) for gold, variant in self.questions)
+        return ((self.gold_columns[0], self.accuracy_dimension, "base"),) if self.gold_columns else ()
 
 
 _QAGS = dict(protocol="binary", paper_table="Table 5", table="table5", folder="qags",
@@ -353,10 +369,36 @@ BUILTIN: dict[str, DatasetSpec] = {s.name: s for s in (
         annotators=Annotators("persons", names=("expert2", "expert3", "expert6", "expert8"),
                               note="four reviewers (ids 2, 3, 6, 8), the same 3 of them on every summary of a "
                                    "story, 225 reviews each")),
+    # --- issue 26, beyond the paper (i26b): pairwise datasets with several annotators per pair ---
+    DatasetSpec(
+        name="helm_news", protocol="pairwise_tie", label="HELM_news", table="helm_news",
+        folder="helm_news", reader="sumjudge.data.helm_news:prepare",
+        sources=(SourceRole("results_path",
+                            "helm_news/Tiiiger+benchmark_llm_summarization/pairwise_evaluation_results.json"),),
+        system_column=None, cluster_column="doc_id", gold_columns=("overall", "informative"),
+        accuracy_dimension="overall", metric_families=(),  # no reference summary: no metric rows
+        prompts=(("base", "prompts/pairwise_tie_helm_overall.txt"),
+                 ("informative", "prompts/pairwise_tie_helm_informative.txt")),
+        questions=(("overall", "base"), ("informative", "informative")),
+        annotators=Annotators("persons", names=("0ec347ce", "4ba1b602", "564736de", "9d49ddd0", "b6d4bf14",
+                                                "d3727ca5"),
+                              note="6 evaluators (anonymised ids, named by their first 8 characters), up to 6 "
+                                   "per unit, about 100 units each")),
+    DatasetSpec(
+        name="cnndm_comparisons", protocol="pairwise", label="CNNDM_comparisons", table="cnndm_comparisons",
+        folder="cnndm_comparisons", reader="sumjudge.data.cnndm_comparisons:prepare",
+        sources=(SourceRole("batch_path", "cnndm_comparisons/redwoodresearch+mlab/comparisons/cnndm0.json"),),
+        options_key="cnndm_comparisons", reader_options=("drop_reference_pairs",),
+        system_column=None, cluster_column="doc_id", reference_column="reference", gold_columns=("choice",),
+        accuracy_dimension="pairwise", metric_families=("reference",),
+        prompts=(("base", "prompts/pairwise_cnndm.txt"),),
+        annotators=Annotators("workers", names=("M3icahkfAtC9CJrtKgQ7qvyZ5SD8wC", "gMlGeJl1vsMERrbmC7W717zpVevUh8"),
+                              note="2 workers by id (the TL;DR batches' id space); 168 of 269 pairs by both")),
 )}
 
 # the paper's datasets: the default config's `datasets` (the others are switched on there, docs/data.md)
 DATASETS: tuple[str, ...] = tuple(n for n, s in BUILTIN.items() if s.paper_table)
+PAPER_DATASETS = DATASETS  # the same tuple, by the name the pairwise readers' tests use
 
 
 # ------------------------------------------------------------------ a user's datasets

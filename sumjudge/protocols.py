@@ -29,15 +29,26 @@ This module imports nothing from the stages: the parser is named by its dotted
 path and imported when first used (as the dataset readers are in
 :mod:`sumjudge.datasets`), so the import graph stays acyclic.
 
-=========== ====================================================== ===========
 protocol    human judgement                                        table kind
 =========== ====================================================== ===========
-``likert``  a score per dimension (SummEval, Newsroom: 1-5; a dataset   correlation
+``likert``       a score per dimension (SummEval, Newsroom: 1-5; a dataset     correlation
+                 may declare its own ``scale``: SQuALITY 0-100)
             may declare its own ``scale``: SQuALITY 0-100)
 ``pairwise`` which of two summaries is better (TLDR)                accuracy
 ``pyramid`` is each semantic content unit (SCU) in the summary      accuracy
 ``binary``  is this summary sentence supported by the article (QAGS) accuracy
 =========== ====================================================== ===========
+=======
+================ ======================================================== ===========
+protocol         human judgement                                          table kind
+================ ======================================================== ===========
+``likert``       a score per dimension (SummEval, Newsroom: 1-5; a dataset     correlation
+                 may declare its own ``scale``: SQuALITY 0-100)
+``pairwise``     which of two summaries is better (TLDR)                  accuracy
+``pairwise_tie`` the same, with a tie answer (HELM news: "Equally Good")  accuracy
+``pyramid``      is each semantic content unit (SCU) in the summary       accuracy
+``binary``       is this summary sentence supported by the article (QAGS) accuracy
+================ ======================================================== ===========
 """
 from __future__ import annotations
 
@@ -54,6 +65,7 @@ COLUMN_KINDS = {
     "flag": "0 or 1",
     "texts": "a list of strings",
     "flags": "a list of 0/1 values",
+    "choice3": "0, 1 or 2 (2: a tie)",
 }
 
 
@@ -102,10 +114,17 @@ class Protocol:
     import_columns: tuple[str, ...] = ()   # another tool's scores file (empty: no import)
     claim_column: str | None = None        # a factuality metric's claim(s) per unit ...
     premise_column: str | None = None      # ... checked against this column
+    tie_answer: int | None = None          # the label of a tie answer (pairwise_tie: 2, "equally good"); None: no tie
 
     @property
     def column_names(self) -> tuple[str, ...]:
         return tuple(c.name for c in self.columns)
+
+    @property
+    def has_tie(self) -> bool:
+        """Whether an answer may be a tie (:attr:`tie_answer`; how a tie is scored: docs/statistics.md,
+        "Pairwise with a tie")."""
+        return self.tie_answer is not None
 
     @property
     def compares(self) -> bool:
@@ -297,6 +316,18 @@ PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (
         custom_gold=("label",), custom_cluster="doc_id", accuracy_dimension="pairwise",
         metric_family="reference", unit_words="summary pairs", answer_names=("summary 0", "summary 1"),
         expected_output=4, swappable=True, length_bias=True, import_columns=("unit_id", "choice")),
+    # the pairwise protocol with a third answer, a tie (HELM news); the TLDR protocol above is untouched
+    Pairwise(
+        name="pairwise_tie", table_kind="accuracy",
+        columns=(Column("pair_id", "id"), Column("article", "text"), Column("summary_0", "text"),
+                 Column("summary_1", "text"), Column("label", "choice3"),
+                 Column("doc_id", "id", required=False), Column("reference", "text", required=False)),
+        unit_key=("pair_id",), summary_columns=("summary_0", "summary_1"),
+        prompt_fields=frozenset({"Summary_0", "Summary_1"}), judge_labels=("choice",),
+        default_prompt="prompts/pairwise_tie_helm_overall.txt", parser=_PARSE + "parse_pairwise_tie",
+        custom_gold=("label",), custom_cluster="doc_id", accuracy_dimension="pairwise",
+        metric_family="reference", unit_words="summary pairs", answer_names=("summary 0", "summary 1", "tie"),
+        expected_output=4, swappable=False, length_bias=True, import_columns=("unit_id", "choice"), tie_answer=2),
     Pyramid(
         name="pyramid", table_kind="accuracy",
         columns=(Column("doc_id", "id"), Column("system", "id"), Column("summary", "text"),

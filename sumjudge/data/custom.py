@@ -159,6 +159,13 @@ def _value(col: Column, value: Any, csv_cell: bool, fail) -> Any:
             fail(f"column '{col.name}' is {value!r}" + (", out of range" if number else f", not {COLUMN_KINDS[kind]}"),
                  _LABEL_FIX.get(col.name, "write 0 or 1"))
         return b
+    if kind == "choice3":  # a pairwise label with a tie (protocol pairwise_tie)
+        v = _float_or_none(value) if csv_cell and isinstance(value, str) else (
+            float(value) if _is_number(value) else None)
+        if v is None or v not in (0.0, 1.0, 2.0):
+            fail(f"column '{col.name}' is {value!r}, not {COLUMN_KINDS[kind]}",
+                 "write 0 (summary 0 is better), 1 (summary 1 is better) or 2 (a tie)")
+        return int(v)
     value = _as_list(value, csv_cell)
     if not isinstance(value, (list, tuple)):
         fail(f"column '{col.name}' is {value!r}, not {COLUMN_KINDS[kind]}",
@@ -222,7 +229,7 @@ def prepare(path: str | Path, protocol: str, dimensions: Sequence[str] = (),
             value = rec.get(col.name, _MISSING)
             if csv_cell and value == "" and not col.required:
                 value = _MISSING
-            if _is_missing(value) or (csv_cell and value == "" and col.kind in ("id", "number", "flag")):
+            if _is_missing(value) or (csv_cell and value == "" and col.kind in ("id", "number", "flag", "choice3")):
                 if col.name in annotator_columns and col.name not in rec:
                     fail(f"missing column '{col.name}'", f"{need}: add it to every line")
                 if col.required:

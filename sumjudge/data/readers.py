@@ -78,3 +78,15 @@ def require(record: dict, keys: list[str], where: str) -> None:
     missing = [k for k in keys if k not in record]
     if missing:
         raise DataError(f"{where}: missing field(s) {', '.join(missing)}")
+
+
+def check_counts(path: str | Path, found: dict[str, Any], expected: dict[str, Any],
+                 source: str = "PROVENANCE.md") -> None:
+    """Raise naming the file and every count that differs from the verified one (``expected``:
+    the counts the dataset's ``source`` states for the pinned file)."""
+    bad = [f"{key}: expected {want!r}, found {found.get(key)!r}" for key, want in expected.items()
+           if found.get(key) != want]
+    if bad:
+        raise DataError(f"{path}: {len(bad)} count(s) differ from the verified counts of the pinned file "
+                        f"({source}): " + "; ".join(bad) + ". The file is not the pinned version or was "
+                        "edited: check its sha256 (sumjudge/data/sources.py) and fetch it again.")

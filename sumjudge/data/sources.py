@@ -196,6 +196,14 @@ SOURCES: tuple[Source, ...] = (
     Source("squality", "nyu-mll/SQuALITY", "dc08d4f574639d773bc64ef3ab3527043108fb4e",
            "data/v1-3/txt/test.jsonl",
            "5a485f30edebd16367427997ae82fac47bcd9ada9e7755c70a7d6569c0668c9c"),
+    # --- issue 26, beyond the paper (i26b): HELM news pairs and CNN/DM comparisons ---
+    Source("helm_news", "Tiiiger/benchmark_llm_summarization", "4e87890ed070c7db3dd5c1125adb5bde0ccd2eb1",
+           "pairwise_evaluation_results.json",
+           "d823b8b385a428a0bad175285868c5fda3b396ac00d63a7886ee5a147bc49307"),
+    # OpenAI's summarize-from-feedback dataset/comparisons/cnndm0.json, byte copy in redwoodresearch/mlab
+    Source("cnndm_comparisons", "redwoodresearch/mlab", "b117473d3321887cfab9325782542016c9a996be",
+           "comparisons/cnndm0.json",
+           "be936926b85b8d42d708529bb4fae2470918cb0bd7d8d3eb3c7a4b4cb986225b"),
 )
 
 DATASET_FILES: dict[str, list[Source]] = {}

@@ -8,6 +8,7 @@ datasets when it has a ``dataset`` column):
 
 - likert:   ``doc_id, system, dimension, score`` (optional ``sample``), score within the scale
 - pairwise: ``unit_id, choice`` (0 or 1: the better of summary_0 / summary_1), optional ``sample``
+- pairwise_tie: the same, ``choice`` 0, 1 or 2 (a tie); the base prompt's question only (HELM news: overall)
 - binary:   ``doc_id, sentence_idx, label`` (0/1)
 - pyramid:  ``doc_id, system, scu_index, label`` (0/1; every SCU of the summary)
 
@@ -102,14 +103,17 @@ def import_scores(path: str | Path, dataset, data: pd.DataFrame, judge: str = "i
         table["status"] = ["ok" if all(x is not None for x in lab) else "invalid" for lab in table[lcol]]
     else:  # one label per unit: the key columns name it (pairwise: its unit_id)
         col, key = need[-1], need[:-1]
+        allowed = tuple(range(max(2, len(dataset.proto.answer_names))))
         ids = {tuple(str(x) for x in k): u for u, *k in zip(data["unit_id"], *(data[c] for c in key))}
         unit = [ids.get(tuple(str(x) for x in k)) for k in zip(*(df[c] for c in key))]
         for i, u, v in zip(df.index, unit, df[col]):
             if u is None:
                 raise ScoresError(f"{path}: {_row(i)}: not a unit of {dataset.name} ({dict(df.loc[i, need[:-1]])}); "
                                   "fix the ids or drop the row")
-            if v not in (0, 1):
-                raise ScoresError(f"{path}: {_row(i)}: {col} {v!r}; use 0 or 1")
+            if v not in allowed:  # pairwise_tie: 2 is its tie answer
+                raise ScoresError(f"{path}: {_row(i)}: {col} {v!r}; use "
+                                  + (" or ".join(map(str, allowed)) if len(allowed) == 2
+                                     else ", ".join(map(str, allowed[:-1])) + f" or {allowed[-1]}"))
         table = pd.DataFrame({"unit_id": unit, "sample": df["sample"].astype(int).to_numpy(),
                               col: df[col].astype(int).to_numpy(), "status": "ok"})
     table["invalid_reason"] = np.where(table["status"] == "ok", None, "incomplete scores in the imported file")

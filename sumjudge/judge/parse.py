@@ -408,6 +408,29 @@ def parse_pairwise(reply: str, finish_reason: str | None = None) -> Parsed:
     return Parsed.invalid({"choice": None}, explain_no_label(text, finish_reason, default="no_choice"))
 
 
+TIE_CHOICE = 2  # a tie answer of a pairwise protocol with a tie (sumjudge.protocols: ``tie_answer``)
+_TIE_BARE = re.compile(r"[\W_]*(?:answer\s*:\s*)?(?:(?:both\s+(?:are\s+|summaries\s+are\s+)?)?equally\s+good|"
+                       r"tie|a\s+tie|equal|the\s+same|same|both)[\W_]*", re.IGNORECASE)
+
+
+def parse_pairwise_tie(reply: str, finish_reason: str | None = None) -> Parsed:
+    """0, 1 or :data:`TIE_CHOICE` (docs/judge.md, "Pairwise with a tie"): the reply is just
+    "Equally good" (or "tie", "equal", "both"), or reads as a tie and prefers neither summary
+    (the cases :func:`parse_pairwise` calls ``no_choice: calls it a tie`` or ``names both
+    summaries without preferring one`` when it also says they are equal); otherwise as
+    :func:`parse_pairwise`."""
+    text = (reply or "").strip()
+    if _TIE_BARE.fullmatch(text):
+        return Parsed({"choice": TIE_CHOICE})
+    parsed = parse_pairwise(reply, finish_reason)
+    if parsed.status != "ok" and parsed.reason and (
+            parsed.reason.startswith("no_choice: calls it a tie")
+            or (parsed.reason.startswith("ambiguous: names both") and _TIE.search(text))
+            or re.match(r"[\W_]*(?:answer\s*:\s*)?equally\s+good\b", text, re.IGNORECASE)):
+        return Parsed({"choice": TIE_CHOICE})
+    return parsed
+
+
 # ---------------------------------------------------------------- Pyramid
 
 _YESNO = re.compile(r"\b(yes|no)\b", re.IGNORECASE)

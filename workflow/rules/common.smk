@@ -50,7 +50,7 @@ def prepare_options(wc):
         return {"subset": config["subset"],
                 "custom_datasets": {wc.dataset: config["custom_datasets"][wc.dataset]}}
     # tldr.metric_ties only decides Table 3's scoring: leave it out, so changing it re-prepares nothing
-    options = {k: config[k] for k in [*dict.fromkeys(s.options_key for s in _ds.BUILTIN.values() if s.options_key),
+    options = {k: config.get(k) or {} for k in [*dict.fromkeys(s.options_key for s in _ds.BUILTIN.values() if s.options_key),
                                       "subset"]}
     options["tldr"] = {k: v for k, v in config["tldr"].items() if k != "metric_ties"}
     return options
