@@ -14,6 +14,7 @@ import numpy as np
 from scipy import stats as _st
 
 INVALID_HANDLING = ("drop", "wrong")
+TIE_SCORING = ("exact", "half", "decided")  # a tie answer (protocol pairwise_tie; docs/statistics.md)
 
 
 @dataclass(frozen=True)
@@ -57,3 +58,28 @@ def clopper_pearson(k: int, n: int, confidence: float = 0.95) -> tuple[float, fl
     low = 0.0 if k == 0 else float(_st.beta.ppf(alpha / 2, k, n - k + 1))
     high = 1.0 if k == n else float(_st.beta.ppf(1 - alpha / 2, k + 1, n - k))
     return low, high
+
+
+def score_ties(correct, pred, gold, tie, rule: str = "exact") -> np.ndarray:
+    """Per-decision correctness of a protocol with a tie answer (label ``tie``), by ``rule``
+    (docs/statistics.md, "Pairwise with a tie"):
+
+    - ``exact``: a tie is a third answer, right only against a human tie (three-way accuracy);
+    - ``half``: a tie against a preference, or a preference against a human tie, is half right
+      (the expected score of a coin flip between the two summaries);
+    - ``decided``: decisions whose human label is a tie are left out (NaN); a tie answer on a
+      decided pair is wrong (two-way accuracy on the pairs the human decided).
+
+    ``correct``: :func:`correctness` of the same decisions (NaN = not counted, kept)."""
+    if rule not in TIE_SCORING:
+        raise ValueError(f"tie scoring must be one of {TIE_SCORING}, not {rule!r}")
+    out = np.asarray(correct, dtype=float).copy()
+    pred = np.asarray(pred, dtype=float)
+    gold = np.asarray(gold, dtype=float)
+    counted = ~np.isnan(out)
+    if rule == "half":
+        one_tie = counted & ((pred == tie) != (gold == tie))
+        out[one_tie] = 0.5
+    elif rule == "decided":
+        out[gold == tie] = np.nan
+    return out

@@ -105,9 +105,15 @@ class LooLabels:
     judge_splits: dict[str, list[float]] = field(default_factory=dict)
 
 
-def loo_labels(votes, judges: dict[str, np.ndarray] | None = None) -> LooLabels:
+def loo_labels(votes, judges: dict[str, np.ndarray] | None = None, tie: float | None = None,
+               ties: str = "exact") -> LooLabels:
     """LOO rows of a labelled protocol. ``votes``: ``N x A`` labels (NaN = this
-    annotator did not label the unit); ``judges``: name -> ``N`` predictions (NaN = invalid reply)."""
+    annotator did not label the unit); ``judges``: name -> ``N`` predictions (NaN = invalid reply).
+
+    ``tie``: the label of a tie answer (a protocol with one: ``pairwise_tie``, HELM news); the
+    annotator's (or judge's) label is then scored against the others' majority by ``ties``
+    (``tables.pairwise_ties``: exact | half | decided, :func:`sumjudge.stats.accuracy.score_ties`),
+    the majority playing the human label. Without ``tie``: right when equal."""
     votes = np.asarray(votes, dtype=float)
     if votes.ndim != 2 or votes.shape[1] < 2:
         raise ValueError(f"need an N x A label array with A >= 2 annotators, got shape {votes.shape}")
@@ -115,22 +121,37 @@ def loo_labels(votes, judges: dict[str, np.ndarray] | None = None) -> LooLabels:
     for j, p in judges.items():
         if p.shape != (votes.shape[0],):
             raise ValueError(f"judge {j!r}: {p.shape[0] if p.ndim else 0} predictions for {votes.shape[0]} units")
-    acc, ns, ties = [], [], []
+    tie_label = tie
+    acc, ns, n_tied = [], [], []
     splits = {j: [] for j in judges}
     for a in range(votes.shape[1]):
         ref = majority(np.delete(votes, a, axis=1))
         own = votes[:, a]
         labelled = ~np.isnan(own)
-        tie = labelled & np.isnan(ref) & (~np.isnan(np.delete(votes, a, axis=1))).any(axis=1)
+        tied = labelled & np.isnan(ref) & (~np.isnan(np.delete(votes, a, axis=1))).any(axis=1)
         use = labelled & ~np.isnan(ref)
+        if tie_label is not None and ties == "decided":
+            use = use & (ref != tie_label)
         ns.append(int(use.sum()))
-        ties.append(int(tie.sum()))
-        acc.append(float((own[use] == ref[use]).mean()) if use.any() else float("nan"))
+        n_tied.append(int(tied.sum()))
+        acc.append(_score(own, ref, use, tie_label, ties))
         for j, p in judges.items():
-            u = use & ~np.isnan(p)
-            splits[j].append(float((p[u] == ref[u]).mean()) if u.any() else float("nan"))
+            splits[j].append(_score(p, ref, use & ~np.isnan(p), tie_label, ties))
     means = {j: float(np.nanmean(v)) if np.isfinite(v).any() else float("nan") for j, v in splits.items()}
-    return LooLabels(acc, ns, ties, means, splits)
+    return LooLabels(acc, ns, n_tied, means, splits)
+
+
+def _score(pred: np.ndarray, ref: np.ndarray, use: np.ndarray, tie: float | None, ties: str) -> float:
+    """Mean correctness of ``pred`` against ``ref`` on ``use`` (a tie label scored by ``ties``)."""
+    if not use.any():
+        return float("nan")
+    p, r = pred[use], ref[use]
+    c = (p == r).astype(float)
+    if tie is not None:
+        from .accuracy import score_ties
+
+        c = score_ties(c, p, r, tie, ties)
+    return float(np.nanmean(c)) if np.isfinite(c).any() else float("nan")
 
 
 def votes_from_counts(n_yes, n_votes) -> np.ndarray:

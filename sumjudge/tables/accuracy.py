@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from .. import datasets as _ds
-from ..stats.accuracy import correctness
+from ..stats.accuracy import correctness, score_ties
 from .errors import TablesInputError
 from ..stats.bootstrap import ClusterBootstrap, cluster_codes, percentile_interval
 from ..stats.correction import adjust_table
@@ -93,7 +93,7 @@ def judge_rows(runs: list[JudgeRun], dataset: str) -> list[Row]:
     col = spec.label_columns[0]
     rows = []
     for run in runs:
-        if run.dataset != spec.name or run.variant != "base":
+        if run.dataset != spec.name or run.variant not in {v for _, _, v in spec.accuracy_questions}:
             continue
         data = [run.by_sample(s)[[col]].rename(columns={col: "pred"}) for s in run.samples]
         rows.append(Row(judge_row(run.judge), "judge", paper_judge_row(), run.path, data,
@@ -103,9 +103,15 @@ def judge_rows(runs: list[JudgeRun], dataset: str) -> list[Row]:
 
 # ---------------------------------------------------------------------- decisions
 
-def decisions(human: pd.DataFrame, spec: _ds.DatasetSpec) -> pd.DataFrame:
-    """One row per decision: ``unit_id``, ``position`` (SCU index or 0), ``gold``, ``cluster``."""
-    gold = spec.gold_columns[0]
+def decisions(human: pd.DataFrame, spec: _ds.DatasetSpec, gold: str | None = None,
+              labels: str = "every") -> pd.DataFrame:
+    """One row per decision: ``unit_id``, ``position`` (SCU index, annotator slot or 0), ``gold``, ``cluster``.
+
+    ``gold``: the gold column (default the spec's first). A pairwise dataset with per-annotator
+    labels (``spec.annotators``: HELM news, CNN/DM comparisons) has, with ``labels="every"``, one
+    decision per annotator label (as TL;DR's one row per comparison), with ``"majority"`` one
+    per unit whose annotators have a majority (the gold column; NaN = none, left out)."""
+    gold = gold or spec.gold_columns[0]
     human = human.assign(unit_id=human["unit_id"].astype(str))
     if spec.proto.per_item:  # Pyramid: one decision per SCU; clusters: the registry's (documents)
         n = human[gold].map(len)
@@ -117,6 +123,19 @@ def decisions(human: pd.DataFrame, spec: _ds.DatasetSpec) -> pd.DataFrame:
         })
         out["cluster"] = np.repeat(human[spec.cluster_column].astype(str).to_numpy(), n)
         return out
+    if spec.proto.compares and spec.annotators is not None and spec.annotators.layout != "counts":
+        cluster = human[spec.cluster_column].astype(str)
+        if labels == "every":
+            _, votes = spec.annotators.matrix(human, gold)
+            parts = [pd.DataFrame({"unit_id": human["unit_id"], "position": k, "gold": votes[:, k],
+                                   "cluster": cluster.to_numpy(), "_order": np.arange(len(human))})
+                     for k in range(votes.shape[1])]
+            out = pd.concat(parts, ignore_index=True).dropna(subset=["gold"])
+            return out.sort_values(["_order", "position"], kind="stable").drop(columns="_order").reset_index(drop=True)
+        g = pd.to_numeric(human[gold], errors="coerce")
+        keep = g.notna().to_numpy()
+        return pd.DataFrame({"unit_id": human["unit_id"][keep], "position": 0, "gold": g[keep].to_numpy(dtype=float),
+                             "cluster": cluster[keep].to_numpy()}).reset_index(drop=True)
     return pd.DataFrame({"unit_id": human["unit_id"], "position": 0,
                          "gold": human[gold].astype(float).to_numpy(),
                          "cluster": human[spec.cluster_column].astype(str).to_numpy()})
@@ -149,9 +168,27 @@ def aligned_predictions(pred: pd.Series, dec: pd.DataFrame, spec: _ds.DatasetSpe
 # --------------------------------------------------------------------------- table
 
 def accuracy_table(human: pd.DataFrame, rows: list[Row], dataset: str, settings: TableSettings) -> pd.DataFrame:
+    """One block per accuracy question of the dataset (``spec.accuracy_questions``: TL;DR one,
+    HELM news two, overall and informative): metric rows against each, judge rows of the
+    question's prompt variant (a row without a variant: the base prompt's)."""
     spec = _ds.get(dataset)
+    blocks = []
+    for gold, dimension, variant in spec.accuracy_questions:
+        block = [r for r in rows if r.kind != "judge" or (r.variant or "base") == variant]
+        blocks.append(_accuracy_block(human, block, spec, gold, dimension, settings))
+    blocks = [b for b in blocks if len(b)]
+    if not blocks:
+        return finalize(pd.DataFrame(columns=COLUMNS))
+    return blocks[0] if len(blocks) == 1 else pd.concat(blocks, ignore_index=True)
+
+
+def _accuracy_block(human: pd.DataFrame, rows: list[Row], spec: _ds.DatasetSpec, gold: str, dimension: str,
+                    settings: TableSettings) -> pd.DataFrame:
     pairwise = spec.proto.compares  # a metric's tie is scored by tables.metric_ties
-    dec = decisions(human, spec)
+    tie = spec.proto.tie_answer     # a protocol with a tie answer: tables.pairwise_ties
+    dec = decisions(human, spec, gold, settings.pairwise_labels)
+    if tie is not None and settings.pairwise_ties == "decided":
+        dec = dec[dec["gold"] != tie].reset_index(drop=True)
     codes, k = cluster_codes(dec["cluster"])
     plan = ClusterBootstrap.draw(k, settings.bootstrap_resamples, settings.seed) if k else None
     cells, correct = [], {}
@@ -161,8 +198,13 @@ def accuracy_table(human: pd.DataFrame, rows: list[Row], dataset: str, settings:
         n_counted = n_missing = 0
         for data in row.data:
             pred = aligned_predictions(data["pred"], dec, spec, row.source)
+            if pairwise and row.kind == "metric" and tie is not None:
+                n_ties = int((pred == TIE).sum())
+                pred = np.where(pred == TIE, float(tie), pred)  # equal scores: the metric's tie answer
             c = correctness(pred, dec["gold"].to_numpy(), settings.invalid)
-            if pairwise and row.kind == "metric":
+            if tie is not None:
+                c = score_ties(c, pred, dec["gold"].to_numpy(), tie, settings.pairwise_ties)
+            elif pairwise and row.kind == "metric":
                 n_ties = int((pred == TIE).sum())
                 c = apply_metric_ties(c, pred, settings.metric_ties)
             cs.append(c)
@@ -173,13 +215,14 @@ def accuracy_table(human: pd.DataFrame, rows: list[Row], dataset: str, settings:
         correct[row.name] = mean_over_repeats(cs)
         ci = percentile_interval(mean_over_repeats(boots), settings.confidence)
         cells.append({
-            "table": table_name(spec), "dataset": spec.label, "dimension": spec.accuracy_dimension,
+            "table": table_name(spec), "dataset": spec.label, "dimension": dimension,
             "level": LEVEL, "row": row.name, **repeat_summary(per_repeat), "boot_mean": ci.mean,
             "ci_low": ci.low, "ci_high": ci.high,
             "n_groups": k, "n": n_counted // len(row.data), "n_missing": n_missing // len(row.data),
             "kind": row.kind, "paper_row": row.paper_row, "source": row.source, "model": row.model,
             "subset": "all", "n_ties": n_ties if pairwise else np.nan,
-            "metric_ties": settings.metric_ties if pairwise and row.kind == "metric" else None,
+            "metric_ties": (settings.metric_ties if tie is None else "tie answer")
+            if pairwise and row.kind == "metric" else None,
             "bootstrap": f"clusters ({spec.cluster_column})", "bootstrap_resamples": settings.bootstrap_resamples,
             "permutation": "decisions", "permutation_resamples": settings.permutation_resamples,
             "correction": settings.correction, "seed": settings.seed,

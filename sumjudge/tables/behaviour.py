@@ -118,6 +118,8 @@ def behaviour_table(runs: list[JudgeRun], humans: dict[str, pd.DataFrame], thres
         # what a 0/1 answer means: the protocol object's answer_names (a Likert answer is its score)
         names = dict(enumerate(spec.proto.answer_names)) if spec is not None else {}
         gold_col = spec.gold_columns[0] if spec is not None and not likert and spec.gold_columns else None
+        if gold_col is not None:  # a prompt variant that asks its own question (HELM news: informative)
+            gold_col = next((g for g, _, v in spec.accuracy_questions if v == run.variant), gold_col)
         for dim in dimensions(run):
             if dim not in run.frame:
                 continue

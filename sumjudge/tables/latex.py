@@ -169,25 +169,42 @@ def correlation_latex(df: pd.DataFrame, dimensions: tuple[str, ...], caption: st
 
 
 def accuracy_latex(df: pd.DataFrame, datasets: list[str], caption: str, label: str, digits: int = 4) -> str:
-    """Rows x datasets: accuracy with its interval below in small type, unique best in bold."""
+    """Rows x datasets: accuracy with its interval below in small type, unique best in bold.
+    A dataset with several questions (HELM news: overall, informative) has a column per question."""
     if df.empty:
         return _empty(caption, label)
     rows = list(dict.fromkeys(df["row"]))
-    cell = df.set_index(["row", "dataset"])
+    cols = []  # (dataset, dimension or None: the dataset's only one), header
+    for d in datasets:
+        dims = list(dict.fromkeys(df.loc[df["dataset"] == d, "dimension"]))
+        cols += [((d, None), d)] if len(dims) <= 1 else [((d, dim), f"{d} {dim}") for dim in dims]
+
+    def cells_of(c):
+        d, dim = c
+        sel = df[(df["dataset"] == d) & ((df["dimension"] == dim) if dim is not None else True)]
+        return sel.drop_duplicates("row").set_index("row")
+
+    frames = {c: cells_of(c) for c, _ in cols}
     pcol = dagger_column(df)
-    near = {(r, ds) for r, _, _, ds in _near_rows(df)}
-    best = {d: unique_best(df[df["dataset"] == d].drop_duplicates("row").set_index("row")["value"].to_dict(),
-                           digits, exclude={r for r, ds in near if ds == d}) for d in datasets}
-    lines = [rf"\begin{{tabular}}{{l{'c' * len(datasets)}}}", r"\toprule",
-             "Metric & " + " & ".join(escape(d) for d in datasets) + r" \\", r"\midrule"]
+    near = {(r, ds, dim) for r, dim, _, ds in _near_rows(df)}
+
+    def is_near(r, c):
+        return any((r, c[0], dim) in near for dim in ([c[1]] if c[1] is not None else
+                                                       set(frames[c].get("dimension", []))))
+
+    best = {c: unique_best(frames[c]["value"].to_dict(), digits,
+                           exclude={r for r in frames[c].index if is_near(r, c)}) for c, _ in cols}
+    lines = [rf"\begin{{tabular}}{{l{'c' * len(cols)}}}", r"\toprule",
+             "Metric & " + " & ".join(escape(h) for _, h in cols) + r" \\", r"\midrule"]
     for r in rows:
         parts = []
-        for d in datasets:
-            if (r, d) not in cell.index:
+        for col, _ in cols:
+            cell = frames[col]
+            if r not in cell.index:
                 parts.append("--")
                 continue
-            c = cell.loc[(r, d)]
-            s = _cell(c["value"], best[d] == r, digits, c.get(pcol), (r, d) in near)
+            c = cell.loc[r]
+            s = _cell(c["value"], best[col] == r, digits, c.get(pcol), is_near(r, col))
             if not _nan(c.get("ci_low")):
                 s += (rf" {{\scriptsize[{_fmt(c['ci_low'], digits - 1)}, "
                       rf"{_fmt(c['ci_high'], digits - 1)}]}}")

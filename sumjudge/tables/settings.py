@@ -10,6 +10,7 @@ from .errors import TablesInputError
 # default permutation scheme per correlation level (docs/statistics.md)
 DEFAULT_PERMUTATION = {"sample": "documents", "system": "systems", "dataset": "documents"}
 METRIC_TIES = ("wrong", "half", "skip")
+PAIRWISE_LABELS = ("every", "majority")  # several annotators per pair: every label a decision | their majority
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,8 @@ class TableSettings:
     correction: str = "holm"          # tables.correction: none | holm | bh (daggers)
     near_constant: float = 0.8        # tables.near_constant: modal share above which a judge is flagged
     metric_ties: str = "wrong"        # tldr.metric_ties: a metric's tie on TLDR is wrong | half | skip
+    pairwise_labels: str = "every"    # tables.pairwise_labels: several labels per pair: every | majority
+    pairwise_ties: str = "exact"      # tables.pairwise_ties: a tie answer (pairwise_tie) is exact | half | decided
 
     def __post_init__(self):
         from ..stats.bootstrap import BOOTSTRAP_SCHEMES
@@ -44,6 +47,12 @@ class TableSettings:
             raise TablesInputError(f"tables.correction must be one of {CORRECTIONS}, not {self.correction!r}")
         if self.metric_ties not in METRIC_TIES:
             raise TablesInputError(f"tldr.metric_ties must be one of {METRIC_TIES}, not {self.metric_ties!r}")
+        from ..stats.accuracy import TIE_SCORING
+        if self.pairwise_labels not in PAIRWISE_LABELS:
+            raise TablesInputError(f"tables.pairwise_labels must be one of {PAIRWISE_LABELS}, "
+                                   f"not {self.pairwise_labels!r}")
+        if self.pairwise_ties not in TIE_SCORING:
+            raise TablesInputError(f"tables.pairwise_ties must be one of {TIE_SCORING}, not {self.pairwise_ties!r}")
         level_schemes(self.permutation)  # raises on a bad scheme
 
     def permutation_by_level(self) -> dict[str, str]:

@@ -49,6 +49,13 @@ def custom_tables(specs: Mapping[str, DatasetSpec], kind: str, datasets: list[st
                               and (s.custom or datasets is None or n in datasets)))
 
 
+def question_variants(datasets, specs: Mapping[str, DatasetSpec] | None = None) -> list[str]:
+    """The prompt variants an accuracy table of ``datasets`` reads (the base prompt; HELM news:
+    one per question, ``DatasetSpec.questions``)."""
+    specs = specs or BUILTIN
+    return sorted({v for d in datasets if d in specs for _, _, v in specs[d].accuracy_questions} or {"base"})
+
+
 def judge_files(judge_outputs: list[str], datasets=None, variants=None) -> list[str]:
     """Judge tables among ``judge_outputs``, optionally of some datasets / prompt variants."""
     out = set()

@@ -20,6 +20,7 @@ from sumjudge.tables.workflow import (
     metric_files,
     numbered_tables,
     prompt_files,
+    question_variants,
     table_datasets,
 )
 
@@ -102,7 +103,8 @@ rule accuracy_table:
     input:
         data=lambda wc: [dataset_table(d) for d in table_datasets(wc.table, ALL_DATASETS)],
         metrics=lambda wc: metric_files(METRIC_OUTPUTS, table_datasets(wc.table, ALL_DATASETS)),
-        judges=lambda wc: judge_files(JUDGE_OUTPUTS, table_datasets(wc.table, ALL_DATASETS), ["base"]),
+        judges=lambda wc: judge_files(JUDGE_OUTPUTS, table_datasets(wc.table, ALL_DATASETS),
+                                      question_variants(table_datasets(wc.table, ALL_DATASETS), DATASET_SPECS)),
     output:
         csv=report(f"{TABLES_DIR}/{{table}}.csv", caption="../report/table.rst", category="Tables",
                    subcategory="{table}", labels={"table": "{table}", "format": "CSV"}),
