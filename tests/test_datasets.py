@@ -10,7 +10,7 @@ import yaml
 from sumjudge import datasets
 from sumjudge.config import ConfigError, load_schema, validate
 from sumjudge.data.prepare import pinned_paths, reader_arguments, source_files
-from sumjudge.datasets import BUILTIN, DatasetConfigError, custom_spec, registry
+from sumjudge.datasets import BUILTIN, PAPER_DATASETS, DatasetConfigError, custom_spec, registry
 from sumjudge.protocols import PROTOCOLS
 from support.harness import REPO
 
@@ -66,13 +66,17 @@ def test_config_yaml_lists_the_papers_datasets():
     cfg = yaml.safe_load((REPO / "config.yaml").read_text())
     assert cfg["datasets"] == list(datasets.DATASETS) == cfg["judge"]["datasets"]
     assert datasets.DATASETS == ("summeval", "newsroom", "tldr", "realsumm", "qags_cnn", "qags_xsum")
+    assert set(BUILTIN) - set(datasets.DATASETS) == {"dialsummeval", "squality", "helm_news", "cnndm_comparisons"}
     assert cfg["custom_datasets"] == {}
 
 
 def test_the_registry_gives_each_dataset_its_protocol_labels_and_prompts():
-    assert {n: BUILTIN[n].protocol for n in datasets.DATASETS} == {"summeval": "likert", "newsroom": "likert",
+    assert {n: s.protocol for n, s in BUILTIN.items()} == {"summeval": "likert", "newsroom": "likert",
                                                            "tldr": "pairwise", "realsumm": "pyramid",
-                                                           "qags_cnn": "binary", "qags_xsum": "binary"}
+                                                           "qags_cnn": "binary", "qags_xsum": "binary",
+                                                           "helm_news": "pairwise_tie",
+                                                           "cnndm_comparisons": "pairwise", "dialsummeval": "likert",
+                                                           "squality": "likert"}
     assert BUILTIN["newsroom"].label_columns == ("coherence", "fluency", "informativeness", "relevance")
     assert BUILTIN["realsumm"].label_columns == ("scu_labels",) and BUILTIN["tldr"].label_columns == ("choice",)
     assert BUILTIN["qags_xsum"].prompt_file("base") == "prompts/binary_qags.txt"
@@ -126,6 +130,7 @@ def test_protocol_objects():
     assert str(PROTOCOLS["binary"].coerce(table)["label"].dtype) == "Int64"
     assert {p.table_kind for p in PROTOCOLS.values()} == {"correlation", "accuracy"}
     assert [BUILTIN[n].table_kind for n in datasets.DATASETS] == ["correlation"] * 2 + ["accuracy"] * 4
+    assert BUILTIN["helm_news"].table_kind == BUILTIN["cnndm_comparisons"].table_kind == "accuracy"
 
 
 def test_custom_spec_and_its_errors():
@@ -143,7 +148,7 @@ def test_custom_spec_and_its_errors():
     bad = [({"path": "x.csv", "protocol": "likert"}, "a likert dataset needs its human-score columns"),
            ({"path": "x.csv", "protocol": "binary", "dimensions": ["q"]}, "only a likert dataset has dimensions"),
            ({"path": "x.txt", "protocol": "binary"}, "must end in .csv, .jsonl, .parquet"),
-           ({"path": "x.csv", "protocol": "stars"}, "allowed values: likert, pairwise, pyramid, binary"),
+           ({"path": "x.csv", "protocol": "stars"}, "allowed values: likert, pairwise, pairwise_tie, pyramid, binary"),
            ({"path": "x.csv", "protocol": "likert", "dimensions": ["summary"]}, "is a column of every likert")]
     for entry, words in bad:
         with pytest.raises(DatasetConfigError, match=words):
@@ -151,7 +156,8 @@ def test_custom_spec_and_its_errors():
     with pytest.raises(DatasetConfigError, match="'tldr' is a built-in dataset"):
         custom_spec("tldr", {"path": "x.csv", "protocol": "pairwise"})
     assert datasets.alternation([]) == "(?!)" and datasets.folders() == [
-        "summeval", "newsroom", "tldr", "realsumm", "qags", "dialsummeval", "squality"]
+        "summeval", "newsroom", "tldr", "realsumm", "qags", "dialsummeval", "squality", "helm_news",
+        "cnndm_comparisons"]
 
 
 def test_metric_units_read_the_registry():
@@ -170,7 +176,7 @@ def test_metric_units_read_the_registry():
                        "references": [["r1", "r2"]]})
     assert sides_for(se, "summeval")[0].references == [["r1", "r2"]]
     with pytest.raises(ValueError, match="reference-based metrics are defined for summeval, newsroom, tldr, "
-                                         "dialsummeval, squality, not 'realsumm'"):
+                                         "dialsummeval, squality, cnndm_comparisons, not 'realsumm'"):
         sides_for(se, "realsumm")
     py = custom_spec("py", {"path": "p.csv", "protocol": "pyramid"})
     scu = pd.DataFrame({"unit_id": ["d/A"], "summary": ["The cat sat. It was red."], "scus": [["cat sat", "red"]]})
@@ -188,11 +194,12 @@ def test_metric_units_read_the_registry():
 
 def test_builtin_annotator_identities():
     from sumjudge.datasets import BUILTIN
-    who = {n: (s.annotators.identity, s.annotators.layout) if s.annotators else None for n, s in BUILTIN.items()
-           if s.paper_table}
+    who = {n: (s.annotators.identity, s.annotators.layout) if s.annotators else None for n, s in BUILTIN.items()}
     assert who == {"summeval": ("persons", "wide"), "newsroom": ("anonymous", "wide"), "tldr": None,
                    "realsumm": ("anonymous", "counts"), "qags_cnn": ("workers", "lists"),
-                   "qags_xsum": ("workers", "lists")}
+                   "qags_xsum": ("workers", "lists"), "helm_news": ("persons", "wide"),
+                   "dialsummeval": ("persons", "wide"), "squality": ("persons", "wide"),
+                   "cnndm_comparisons": ("workers", "wide")}
     assert BUILTIN["summeval"].annotators.columns("fluency") == ("fluency_expert0", "fluency_expert1",
                                                                  "fluency_expert2")
 

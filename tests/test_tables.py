@@ -356,6 +356,7 @@ def test_chart_manifest_and_overview(workdir, tables, tmp_path):
     assert manifest["libraries"]["pandas"] == pd.__version__ and "snakemake" in manifest["libraries"]
     assert manifest["invocation"]["command"] and manifest["prompt_hash_definition"]
     assert manifest["worktree"]["git"] is True
+    # the configured datasets' sources only (the default: the paper's)
     assert {s["dataset"] for s in manifest["data_sources"]} == {"summeval", "newsroom", "tldr", "realsumm", "qags"}
     assert all(s["url"].startswith("https://raw.githubusercontent.com/") for s in manifest["data_sources"])
     page = render({**{k: v for k, v in tables.items() if k.startswith("table")}}, svg.read_text(), chart,
