@@ -1,0 +1,98 @@
+"""Verdicts per column, in this order (docs/statistics.md, "The judge leaderboard"):
+
+1. gates: a judge row that answered too few of the column's units validly (parse gate) or
+   whose answers vary much less than the humans' own (near-constant) is greyed;
+2. ranks among the rows not greyed that have a value, from one-sided paired tests;
+3. the alt-test against the column's identified annotators, for rows not greyed.
+
+A greyed row gets no rank and no alt-test verdict ("not tested: <reason>"); the units a
+row did not answer validly are counted beside every verdict.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..stats import alt_test as at
+from ..stats.paired import pair_family, rank_groups, separable
+from .columns import ColumnFacts, JudgeFacts
+from .settings import LeaderboardSettings
+
+
+def near_constant(share: float, human_share: float, board: LeaderboardSettings) -> bool:
+    """Modal share above ``tables.near_constant`` and a non-modal share under
+    ``near_constant_ratio`` times the humans' (their pooled labels on the same units)."""
+    # TODO(i25-stats): sumjudge.stats.gates.near_constant once merged
+    if math.isnan(share) or share <= board.near_constant:
+        return False
+    return math.isnan(human_share) or (1 - share) < board.near_constant_ratio * (1 - human_share)
+
+
+def gate(f: JudgeFacts, facts: ColumnFacts, board: LeaderboardSettings) -> str:
+    """Why the row is greyed in this column ("" if it is not)."""
+    rate = f.n_valid / f.n_units if f.n_units else float("nan")
+    why = []
+    if not rate >= board.parse_gate:
+        why.append(f"parse rate {rate:.0%} < {board.parse_gate:.0%}")
+    if near_constant(f.modal_share, facts.human_modal_share, board):
+        why.append(f"near-constant answers (modal share {f.modal_share:.0%}; humans' {facts.human_modal_share:.0%})")
+    return "; ".join(why)
+
+
+def ranks(facts: ColumnFacts, reasons: dict[str, str], correction: str) -> tuple[dict, list[dict]]:
+    """Rank of every row not greyed with a value, and the column's pair tests."""
+    values = {r: float(f.cell.get("value", np.nan)) for r, f in facts.judges.items()}
+    ranked = [r for r in facts.judges if not reasons[r] and not math.isnan(values[r])]
+    fam = pair_family(ranked, facts.test, correction)
+    # TODO(i25-stats): stats.ranks.rank_judges (one-sided, never inverts) once merged
+    return rank_groups({r: values[r] for r in ranked}, fam), fam
+
+
+def alt_tests(facts: ColumnFacts, row: str, board: LeaderboardSettings, score: str) -> tuple[list, list]:
+    """One row's annotator tests in this column under ``score`` (Likert) or accuracy."""
+    alt, f = facts.alt, facts.judges[row]
+    pred, labels = f.answers, alt.labels
+    if facts.column.level != "accuracy" and score == "rank":
+        pred, labels = at.within_group_ranks(pred, alt.groups), at.within_group_ranks(labels, alt.groups)
+    kind = score if facts.column.level != "accuracy" else "accuracy"
+    # TODO(i25-stats): invalid="loss", answered=mask (an invalid reply loses) once merged
+    return at.annotator_tests(facts.column.alt_key, pred, labels, list(alt.names), kind,
+                              board.alt_test.epsilon_for(facts.column.dataset), board.alt_test.min_instances)
+
+
+def column_verdicts(facts: ColumnFacts, board: LeaderboardSettings, correction: str) -> dict:
+    """Gates, ranks and the alt-test's inputs of one column."""
+    reasons = {r: gate(f, facts, board) for r, f in facts.judges.items()}
+    groups, fam = ranks(facts, reasons, correction)
+    tests = {}
+    alt_once = facts.column.level in ("sample", "accuracy")   # a Likert dimension's units: once
+    for r in facts.judges:
+        if facts.alt is None or reasons[r] or not alt_once:
+            continue
+        tests[r] = {s: alt_tests(facts, r, board, s)
+                    for s in ((board.alt_test.likert_score, board.alt_test.other_score)
+                              if facts.column.level != "accuracy" else ("accuracy",))}
+    return {"reasons": reasons, "ranks": groups, "pairs": fam, "separable": f"{separable(fam)} of {len(fam)}",
+            "tests": tests}
+
+
+def not_tested(facts: ColumnFacts, reason: str) -> str:
+    if reason:
+        return f"not tested: {reason}"
+    return f"not tested: {facts.note}" if facts.alt is None else ""
+
+
+def judge_alt(tests_by_column: list[tuple[str, dict]], board: LeaderboardSettings) -> dict:
+    """BY over all of one row's annotator tests, per score: ``{score: (done tests, {column: verdict})}``."""
+    out = {}
+    scores = {s for _, t in tests_by_column for s in t}
+    for s in scores:
+        tests, left = [], {}
+        for key, t in tests_by_column:
+            if s in t:
+                tests += t[s][0]
+                left[key] = t[s][1]
+        done, verdicts = at.judge_alt_test(tests, left, board.alt_test.q)
+        out[s] = (done, {v.column: v for v in verdicts})
+    return out
