@@ -18,9 +18,8 @@ import numpy as np
 import pandas as pd
 
 from ..datasets import DatasetSpec
-from ..stats import bias
 from ..stats.accuracy import correctness, score_ties
-from ..stats.matrix import LEVELS, likert_matrix
+from ..stats.matrix import LEVELS
 from ..stats.paired import cluster_paired_accuracy
 from ..stats.permutation import paired_correlation_test
 from ..tables.accuracy import aligned_predictions, decisions
@@ -28,6 +27,7 @@ from ..tables.correlation import table_name
 from ..tables.settings import TableSettings
 from .evidence import DatasetEvidence, RowRun, samples
 from . import humans as hum
+from .common import frame, length_bias, matrix, modal_share
 from . import repeats as rep
 
 
@@ -85,45 +85,15 @@ class ColumnFacts:
     note: str = ""
 
 
-def _modal_share(values) -> float:
-    v = np.asarray(values, dtype=float)
-    v = v[~np.isnan(v)]
-    if not v.size:
-        return float("nan")
-    _, counts = np.unique(v, return_counts=True)
-    return float(counts.max() / v.size)
-
-
-def _length_bias(spec: DatasetSpec, data: pd.DataFrame, labels: np.ndarray, margin: float) -> dict:
-    """The judge's (or an annotator's) answers against summary length, per unit (docs: length bias)."""
-    texts = list(spec.proto.summary_columns) if spec.proto.length_bias else []
-    if not texts or not set(texts) <= set(data.columns):
-        return {}
-    if spec.proto.compares:
-        b = bias.longer_preference(labels, bias.words(data[texts[0]]), bias.words(data[texts[1]]), margin)
-    else:
-        b = bias.length_correlation(labels, bias.words(data[texts[0]]))
-    return {"length_bias": b.value, "length_bias_n": b.n}
-
-
 # ------------------------------------------------------------------ correlation columns (per dimension)
-
-def _frame(spec: DatasetSpec, data: pd.DataFrame) -> tuple[pd.DataFrame, list, list]:
-    d2 = data.assign(_doc=data[spec.cluster_column].astype(str), _sys=data[spec.system_column].astype(str))
-    return d2, sorted(d2["_doc"].unique()), sorted(d2["_sys"].unique())
-
-
-def _matrix(d2, values, docs, systems) -> np.ndarray:
-    return likert_matrix(d2.assign(_v=values), "_v", docs, systems, doc="_doc", system="_sys")
-
 
 def likert_columns(ev: DatasetEvidence, dim: str, ts: TableSettings, board) -> list[ColumnFacts]:
     """The three columns (sample, system, dataset) of one dimension."""
     spec, data, margin = ev.spec, ev.data, board.longer_margin
-    d2, docs, systems = _frame(spec, data)
-    human = _matrix(d2, data[dim].to_numpy(float), docs, systems)
+    d2, docs, systems = frame(spec, data)
+    human = matrix(d2, data[dim].to_numpy(float), docs, systems)
     per_row = {r: rep.aggregate(samples(rr.run, rr.column(dim), data["unit_id"]), "likert") for r, rr in _rows(ev)}
-    jm = {r: _matrix(d2, v, docs, systems) for r, v in per_row.items()}
+    jm = {r: matrix(d2, v, docs, systems) for r, v in per_row.items()}
     people = hum.likert_humans(spec, data, dim, d2, docs, systems, jm, ts, margin)
     cache: dict = {}
 
@@ -147,9 +117,9 @@ def _rows(ev: DatasetEvidence, variant: str = "base"):
 
 def _likert_judge(ev, row, rr: RowRun, col: Column, agg, people, ts, margin) -> JudgeFacts:
     valid = ~np.isnan(agg)
-    extra = {**rep.likert_repeats(ev, rr, col, ts), **_length_bias(ev.spec, ev.data, agg, margin)}
+    extra = {**rep.likert_repeats(ev, rr, col, ts), **length_bias(ev.spec, ev.data, agg, margin)}
     return JudgeFacts(row, rr.judge, ev.cell(row, col.dimension, col.level), len(agg), int(valid.sum()),
-                      _modal_share(agg), people.judge_loo(row, col.level), extra, agg)
+                      modal_share(agg), people.judge_loo(row, col.level), extra, agg)
 
 
 # ------------------------------------------------------------------ accuracy columns (per question)
@@ -177,9 +147,9 @@ def accuracy_column(ev: DatasetEvidence, col: Column, ts: TableSettings, board) 
     judges = {}
     for r, rr in rows:
         extra = {**rep.accuracy_repeats(rr, label, dec, spec, gold, clusters, ts), **hum.orders(ev, rr, col),
-                 **(_length_bias(spec, data, answers[r], margin) if not spec.proto.per_item else {})}
+                 **(length_bias(spec, data, answers[r], margin) if not spec.proto.per_item else {})}
         judges[r] = JudgeFacts(r, rr.judge, ev.cell(r, col.dimension, col.level), len(answers[r]),
-                               int((~np.isnan(answers[r])).sum()), _modal_share(answers[r]), people.judge_loo(r),
+                               int((~np.isnan(answers[r])).sum()), modal_share(answers[r]), people.judge_loo(r),
                                extra, answers[r])
 
     def test(a, b):

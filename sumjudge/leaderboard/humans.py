@@ -20,6 +20,7 @@ from ..stats.loo import loo_labels, loo_likert, votes_from_counts
 from ..stats.orders import both_orders
 from ..tables.accuracy import decisions
 from ..tables.settings import TableSettings
+from .common import length_bias, matrix
 from .evidence import samples
 
 
@@ -69,8 +70,6 @@ def _human(label: str, name: str, value: float, n: int, **extra) -> dict:
 
 
 def likert_humans(spec: DatasetSpec, data, dim, d2, docs, systems, jm, ts: TableSettings, margin) -> People:
-    from .columns import _length_bias, _matrix
-
     a = spec.annotators
     if a is None:
         note = {"row": f"{spec.label} humans", "kind": "human", "value": np.nan,
@@ -78,11 +77,11 @@ def likert_humans(spec: DatasetSpec, data, dim, d2, docs, systems, jm, ts: Table
         return People({lv: [note] for lv in ("sample", "system", "dataset")},
                       pooled_modal_share(data[dim].to_numpy(float)), note=why_not_tested(spec))
     names, lab = a.matrix(data, dim)
-    stack = np.stack([_matrix(d2, lab[:, k], docs, systems) for k in range(len(names))])
+    stack = np.stack([matrix(d2, lab[:, k], docs, systems) for k in range(len(names))])
     # TODO(i25-stats): anonymous slots by the order-free exchangeable rule of stats.loo once merged
     res = loo_likert(stack, jm, ts.method, ts.undefined)
     rows = {lv: [_human(spec.label, n, res.annotators[lv][k], res.n_cells[k],
-                        **_length_bias(spec, data, lab[:, k], margin)) for k, n in enumerate(names)]
+                        **length_bias(spec, data, lab[:, k], margin)) for k, n in enumerate(names)]
             for lv in res.annotators}
     alt = AltInputs(tuple(names), lab, data[spec.cluster_column].astype(str).to_numpy()) if a.identified else None
     return People(rows, pooled_modal_share(lab), res.judges, alt, why_not_tested(spec))
@@ -97,12 +96,10 @@ def unit_decisions(data: pd.DataFrame, spec: DatasetSpec, gold: str) -> pd.DataF
 
 def label_humans(spec: DatasetSpec, data, col, answers: dict, ts: TableSettings, margin,
                  min_instances: int = 0) -> People:
-    from .columns import _length_bias
-
     a, tie = spec.annotators, spec.proto.tie_answer
     if a is None:
         gold = data[col.gold]
-        lb = {} if spec.proto.per_item else _length_bias(spec, data, gold.to_numpy(float), margin)
+        lb = {} if spec.proto.per_item else length_bias(spec, data, gold.to_numpy(float), margin)
         row = {"row": f"{spec.label} humans", "kind": "human", "value": np.nan,
                "note": "one label per unit: no leave-one-out human row", **lb}
         flat = [float(x) for v in gold for x in (v if spec.proto.per_item else [v])]
