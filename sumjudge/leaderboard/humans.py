@@ -108,7 +108,9 @@ def label_humans(spec: DatasetSpec, data, col, answers: dict, ts: TableSettings,
         return _anonymous_labels(spec, data, col, answers, ts)
     names, votes = a.matrix(data, col.gold, spec.proto.per_item)
     res = loo_labels(votes, answers, tie, ts.pairwise_ties)
-    keep = [k for k in range(len(names)) if res.n[k] >= min_instances]
+    seen = ~np.isnan(votes)
+    shared = [int((seen[:, k] & np.delete(seen, k, axis=1).any(axis=1)).sum()) for k in range(len(names))]
+    keep = [k for k in range(len(names)) if shared[k] >= min_instances]   # as the alt-test decides who is tested
     rows = [_human(spec.label, names[k], res.annotators[k], res.n[k]) for k in keep]
     left = len(names) - len(keep)
     note = f"{left} annotator(s) with fewer than {min_instances} units have no row" if left else ""
