@@ -205,3 +205,61 @@ def test_latex_and_page_render(board):
     html = page(out["cells"], out["summary"], out["pairs"])
     assert html.index('id="verdict"') < html.index('class="dataset"')      # the answer first
     assert "greyed: parse rate 50% &lt; 95%" in html and "LOO " in html and "Tables 1-5 0.900" in html
+
+
+def test_three_judges_whose_old_groups_invert_rank_in_value_order():
+    """Values A .9 > B .8 > C .7; only A-B is significant (Holm p .01 x 3 = .03; A-C and B-C p .5):
+    the old greedy groups gave A 1, C 1, B 2 (a worse judge above a better one); the
+    leaderboard's ranks (1 + significantly better, made monotone) give A 1, B 2, C 2."""
+    from sumjudge.leaderboard.columns import Column, ColumnFacts, JudgeFacts
+    from sumjudge.leaderboard.verdicts import ranks
+    from sumjudge.stats.paired import rank_groups
+    from sumjudge.stats.permutation import PermutationResult
+
+    values = {"A": 0.9, "B": 0.8, "C": 0.7}
+    p = {("A", "B"): 0.01, ("A", "C"): 0.5, ("B", "C"): 0.5}
+
+    def test(a, b):
+        d = values[a] - values[b]
+        return PermutationResult(d, p[(a, b)], 100, False, 50, p[(a, b)] / 2, 1 - p[(a, b)] / 2)
+
+    col = Column("X", "x", "t", "X", "d", "sample", "d")
+    judges = {k: JudgeFacts(k, k, {"value": v}, 50, 50, 0.3) for k, v in values.items()}
+    facts = ColumnFacts(col, judges, [], 0.5, test)
+    got, fam = ranks(facts, {k: "" for k in values}, "holm")
+    assert {k: r.rank for k, r in got.items()} == {"A": 1, "B": 2, "C": 2}
+    assert rank_groups(values, fam) == {"A": 1, "C": 1, "B": 2}          # the old convention inverted
+    # a row without a value takes no rank, and says why
+    facts.judges["D"] = JudgeFacts("D", "D", {}, 50, 50, 0.3)
+    got, _ = ranks(facts, {k: "" for k in "ABCD"}, "holm")
+    assert got["D"].rank is None and got["D"].reason == "no value"
+
+
+def test_unknown_cost_and_time_stay_unknown():
+    from sumjudge.judge.spec import JudgeSettings
+    from sumjudge.leaderboard.summary import JudgePricing, cost_row
+    from sumjudge.tables.inputs import JudgeRun
+
+    def runs(*usages, latency=None):
+        frame = pd.DataFrame({"unit_id": ["a", "b"], "sample": 0, "status": "ok"})
+        if latency is not None:
+            frame["latency_s"] = latency
+        return [JudgeRun("j", "summeval", "base", "x", frame, {}, u) for u in usages]
+
+    remote = JudgePricing(False)
+    assert cost_row(runs({"n_units": 10, "wall_s": 5, "total_cost_usd": None, "priced": True}), remote)[
+        "usd_per_1k"] == "not priced"                                    # a reply without a cost: never 0
+    r = cost_row(runs({"n_units": 10, "total_cost_usd": 0.02}), remote)
+    assert r["usd_per_1k"] == pytest.approx(2.0) and r["seconds_per_1k"] == "not measured"
+    r = cost_row(runs({"n_units": 2}, latency=[3.0, None]), JudgePricing(True, 3.6))
+    assert r["seconds_per_1k"] == "not measured" and r["usd_per_1k"] == "not priced"
+    r = cost_row(runs({"n_units": 2}, latency=[3.0, 9.0]), JudgePricing(True, 3.6))
+    assert r["seconds_per_1k"] == pytest.approx(6000) and r["usd_total"] == pytest.approx(3.6 * 12 / 3600)
+    assert cost_row(runs({"n_units": 2, "wall_s": 4}), JudgePricing(True))["usd_per_1k"] == "not priced"
+    emb = JudgeSettings.from_config("e", {"embedded": "qwen2.5-coder-0.5b-instruct", "model": "m",
+                                          "price_per_hour": 2.0})
+    assert JudgePricing.of(emb) == JudgePricing(True, 2.0) and emb.local_cost(1800) == pytest.approx(1.0)
+    vllm = JudgeSettings.from_config("v", {"base_url": "http://127.0.0.1:8000/v1", "model": "m"})
+    api = JudgeSettings.from_config("a", {"base_url": "https://api.example/v1", "model": "m",
+                                          "price_input_per_1k": 0.001, "price_output_per_1k": 0.002})
+    assert JudgePricing.of(vllm).local and not JudgePricing.of(api).local

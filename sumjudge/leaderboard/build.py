@@ -27,7 +27,14 @@ CELL_COLUMNS = ["row", "kind", "column", "table", "dataset", "dimension", "level
                 "n_samples", "sample_variance", "interval", "length_bias", "length_bias_n",
                 "alt_other_score", "alt_other_winning_rate", "alt_other_advantage", "alt_other_passed",
                 "separable_pairs", "n_units", "n_invalid", "modal_share", "human_modal_share", "alt_verdict",
-                "alt_key", "judge"]
+                "alt_key", "judge", "rank_low", "rank_high", "rank_reason"]
+
+
+def _rank(r) -> dict:
+    if r is None:                      # greyed: the gate says why
+        return {"rank_group": np.nan}
+    return {"rank_group": r.rank if r.rank is not None else np.nan, "rank_low": r.low, "rank_high": r.high,
+            "rank_reason": r.reason}
 
 
 def _judge_cell(facts: ColumnFacts, row: str, v: dict, alt: dict, board: LeaderboardSettings) -> dict:
@@ -36,7 +43,7 @@ def _judge_cell(facts: ColumnFacts, row: str, v: dict, alt: dict, board: Leaderb
     rec = {"row": row, "judge": f.judge, "kind": "judge", "value": f.cell.get("value", np.nan),
            "n": f.cell.get("n", np.nan), "ci_low": f.cell.get("ci_low", np.nan),
            "ci_high": f.cell.get("ci_high", np.nan), "loo_value": f.loo_value,
-           "rank_group": v["ranks"].get(row, np.nan), "parse_rate": f.n_valid / f.n_units if f.n_units else np.nan,
+           **_rank(v["ranks"].get(row)), "parse_rate": f.n_valid / f.n_units if f.n_units else np.nan,
            "n_units": f.n_units, "n_invalid": f.n_units - f.n_valid, "modal_share": f.modal_share,
            "human_modal_share": facts.human_modal_share, "near_constant": "near-constant" in reason,
            "greyed": bool(reason), "reason": reason, "separable_pairs": v["separable"], **f.extra}

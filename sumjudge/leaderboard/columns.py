@@ -44,7 +44,7 @@ class Column:
 
     @property
     def alt_key(self) -> str:
-        """The alt-test's column: a Likert dimension once (its units), an accuracy column itself."""
+        """The alt-test's column: a scored dimension once (its units), an accuracy column itself."""
         return self.name if self.level == "accuracy" else f"{self.label} {self.dimension}"
 
 
@@ -92,7 +92,7 @@ def likert_columns(ev: DatasetEvidence, dim: str, ts: TableSettings, board) -> l
     spec, data, margin = ev.spec, ev.data, board.longer_margin
     d2, docs, systems = frame(spec, data)
     human = matrix(d2, data[dim].to_numpy(float), docs, systems)
-    per_row = {r: rep.aggregate(samples(rr.run, rr.column(dim), data["unit_id"]), "likert") for r, rr in _rows(ev)}
+    per_row = {r: rep.aggregate(samples(rr.run, rr.column(dim), data["unit_id"]), "score") for r, rr in _rows(ev)}
     jm = {r: matrix(d2, v, docs, systems) for r, v in per_row.items()}
     people = hum.likert_humans(spec, data, dim, d2, docs, systems, jm, ts, margin)
     cache: dict = {}

@@ -1,4 +1,4 @@
-"""Small helpers the leaderboard's parts share: modal shares, length bias, Likert matrices."""
+"""Small helpers the leaderboard's parts share: modal shares, length bias, score matrices."""
 from __future__ import annotations
 
 import numpy as np

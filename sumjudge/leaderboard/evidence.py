@@ -4,7 +4,7 @@ Per dataset of the run (built-in, beyond the paper or a user's): its spec, its p
 table, every judge row's replies loaded once through the checked loader
 (:func:`sumjudge.tables.inputs.load_judge_run`: statuses, duplicate units, stale tables,
 cache keys), the swapped order where the judge was asked it, and the judge cells of its
-Table 1-5 or own table. A judge with weighted Likert scores (G-Eval, ``<dimension>_weighted``)
+Table 1-5 or own table. A judge with weighted scores (G-Eval, ``<dimension>_weighted``)
 brings a second row, ``<judge> [weighted]``, read from the same run.
 """
 from __future__ import annotations

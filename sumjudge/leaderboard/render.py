@@ -34,7 +34,11 @@ def judge_text(r) -> str:
     if r["greyed"]:
         parts.append(f"greyed: {r['reason']}")
     elif not pd.isna(r["rank_group"]):
-        parts.append(f"rank {int(r['rank_group'])}")
+        span = f" (range {int(r['rank_low'])}-{int(r['rank_high'])})" if r.get("rank_high") != r.get("rank_low") \
+            and not pd.isna(r.get("rank_high")) else ""
+        parts.append(f"rank {int(r['rank_group'])}{span}")
+    elif isinstance(r.get("rank_reason"), str) and r["rank_reason"]:
+        parts.append(f"no rank: {r['rank_reason']}")
     if isinstance(r.get("alt_verdict"), str) and r["alt_verdict"]:
         parts.append(f"alt-test: {r['alt_verdict']}")
     return " · ".join(parts)

@@ -17,14 +17,14 @@ CLUSTERED = "cluster bootstrap over documents of the per-unit aggregate"
 
 
 def aggregate(m: np.ndarray, kind: str) -> np.ndarray:
-    """One answer per unit from ``units x samples`` (NaN: invalid): a Likert score's mean over
+    """One answer per unit from ``units x samples`` (NaN: invalid): a score's mean over
     its valid samples; a label's most frequent valid value (a tie: the first sample's)."""
     # TODO(i25-stats): sumjudge.stats.repeats.aggregate_samples(m, kind) once merged
     m = np.asarray(m, dtype=float)
     if m.shape[1] == 1:
         return m[:, 0].copy()
     with np.errstate(invalid="ignore"):
-        if kind == "likert":
+        if kind == "score":
             return np.where(np.isnan(m).all(axis=1), np.nan, np.nanmean(np.where(np.isnan(m), np.nan, m), axis=1))
     out = np.full(m.shape[0], np.nan)
     for i, row in enumerate(m):

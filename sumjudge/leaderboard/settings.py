@@ -45,14 +45,14 @@ class AltTestSettings:
     epsilon_default: float           # ... for a dataset not listed there (a user's)
     q: float                         # BY level over one judge's annotator x column tests
     min_instances: int               # an annotator with fewer units is left out (and counted)
-    likert_score: str                # neg_rmse | rank: the Likert alignment deciding pass / fail
+    likert_score: str                # neg_rmse | rank: the score alignment deciding pass / fail
 
     def epsilon_for(self, dataset: str) -> float:
         return float(dict(self.epsilon).get(dataset, self.epsilon_default))
 
     @property
     def other_score(self) -> str:
-        """The Likert score reported beside the deciding one."""
+        """The alignment score reported beside the deciding one."""
         return next(s for s in LIKERT_SCORES if s != self.likert_score)
 
 

@@ -2,7 +2,8 @@
 
 1. gates: a judge row that answered too few of the column's units validly (parse gate) or
    whose answers vary much less than the humans' own (near-constant) is greyed;
-2. ranks among the rows not greyed that have a value, from one-sided paired tests;
+2. ranks among the rows not greyed that have a value, from one-sided paired tests
+   (:func:`sumjudge.stats.ranks.rank_judges`: never above a row with a higher value);
 3. the alt-test against the column's identified annotators, for rows not greyed.
 
 A greyed row gets no rank and no alt-test verdict ("not tested: <reason>"); the units a
@@ -15,7 +16,8 @@ import math
 import numpy as np
 
 from ..stats import alt_test as at
-from ..stats.paired import pair_family, rank_groups, separable
+from ..stats.paired import pair_family, separable
+from ..stats.ranks import rank_judges
 from .columns import ColumnFacts, JudgeFacts
 from .settings import LeaderboardSettings
 
@@ -41,16 +43,14 @@ def gate(f: JudgeFacts, facts: ColumnFacts, board: LeaderboardSettings) -> str:
 
 
 def ranks(facts: ColumnFacts, reasons: dict[str, str], correction: str) -> tuple[dict, list[dict]]:
-    """Rank of every row not greyed with a value, and the column's pair tests."""
-    values = {r: float(f.cell.get("value", np.nan)) for r, f in facts.judges.items()}
-    ranked = [r for r in facts.judges if not reasons[r] and not math.isnan(values[r])]
-    fam = pair_family(ranked, facts.test, correction)
-    # TODO(i25-stats): stats.ranks.rank_judges (one-sided, never inverts) once merged
-    return rank_groups({r: values[r] for r in ranked}, fam), fam
+    """The :class:`sumjudge.stats.ranks.Rank` of every row not greyed, and the column's pair tests."""
+    values = {r: float(f.cell.get("value", np.nan)) for r, f in facts.judges.items() if not reasons[r]}
+    fam = pair_family([r for r, v in values.items() if not math.isnan(v)], facts.test, correction)
+    return rank_judges(values, fam), fam
 
 
 def alt_tests(facts: ColumnFacts, row: str, board: LeaderboardSettings, score: str) -> tuple[list, list]:
-    """One row's annotator tests in this column under ``score`` (Likert) or accuracy."""
+    """One row's annotator tests in this column under ``score`` (a scored dimension) or accuracy."""
     alt, f = facts.alt, facts.judges[row]
     pred, labels = f.answers, alt.labels
     if facts.column.level != "accuracy" and score == "rank":
@@ -66,7 +66,7 @@ def column_verdicts(facts: ColumnFacts, board: LeaderboardSettings, correction: 
     reasons = {r: gate(f, facts, board) for r, f in facts.judges.items()}
     groups, fam = ranks(facts, reasons, correction)
     tests = {}
-    alt_once = facts.column.level in ("sample", "accuracy")   # a Likert dimension's units: once
+    alt_once = facts.column.level in ("sample", "accuracy")   # a scored dimension's units: once
     for r in facts.judges:
         if facts.alt is None or reasons[r] or not alt_once:
             continue
