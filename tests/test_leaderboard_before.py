@@ -19,9 +19,14 @@ BEFORE = REPO / "tests" / "fixtures" / "leaderboard_before"
 KEYS = {"cells": ["row", "column"], "summary": ["row"], "pairs": ["column", "a", "b"],
         "alt": ["row", "score_used", "column", "annotator"]}
 # (frame, column): why it may differ
-CHANGED = {("cells", "rank_group"): "point 5: one-sided tests, ranks monotone in value",
-           ("summary", "columns_won"): "point 5", ("summary", "mean_rank"): "point 5",
-           ("summary", "rank_groups"): "point 5"}
+P2 = "point 2: a judge's invalid reply (5 % here) is a loss in the alt-test, not a dropped unit"
+P5 = "point 5: ranks from one-sided tests, monotone in value"
+CHANGED = {("cells", "rank_group"): P5, ("summary", "columns_won"): P5, ("summary", "mean_rank"): P5,
+           ("summary", "rank_groups"): P5,
+           **{("cells", c): P2 for c in ("alt_winning_rate", "alt_advantage", "alt_passed", "alt_other_winning_rate",
+                                         "alt_other_advantage", "alt_other_passed")},
+           ("summary", "alt_passes"): P2,
+           **{("alt", c): P2 for c in ("n", "rho_judge", "rho_human", "t", "p_value", "p_adjusted", "rejected")}}
 
 
 @pytest.fixture(scope="module")
@@ -71,3 +76,12 @@ def test_what_changed_is_only_the_ranks_and_never_inverts(frames):
     old, new = before.xs("SummEval cons. sample", level="column"), after.xs("SummEval cons. sample", level="column")
     assert (old.at["beta", "rank_group"], old.at["alpha", "rank_group"]) == (1, 2)
     assert (new.at["beta", "rank_group"], new.at["alpha", "rank_group"]) == (2, 2)
+
+
+def test_the_alt_test_now_counts_the_invalid_replies(frames):
+    before = pd.read_csv(BEFORE / "alt.csv")
+    after = frames["alt"]
+    # alpha answered 1,524 of SummEval's 1,600 summaries validly: the old test dropped the other 80
+    assert set(before.loc[before["row"] == "alpha", "n"]) == {1524}
+    assert set(after.loc[after["row"] == "alpha", "n"]) == {1600}
+    assert set(after.loc[after["row"] == "alpha", "n_invalid"]) == {1600 - 1524}

@@ -39,13 +39,13 @@ def _rank(r) -> dict:
 
 def _judge_cell(facts: ColumnFacts, row: str, v: dict, alt: dict, board: LeaderboardSettings) -> dict:
     f, col = facts.judges[row], facts.column
-    reason = v["reasons"][row]
+    reason, (nc, _) = v["reasons"][row], v["gates"][row]
     rec = {"row": row, "judge": f.judge, "kind": "judge", "value": f.cell.get("value", np.nan),
            "n": f.cell.get("n", np.nan), "ci_low": f.cell.get("ci_low", np.nan),
            "ci_high": f.cell.get("ci_high", np.nan), "loo_value": f.loo_value,
            **_rank(v["ranks"].get(row)), "parse_rate": f.n_valid / f.n_units if f.n_units else np.nan,
-           "n_units": f.n_units, "n_invalid": f.n_units - f.n_valid, "modal_share": f.modal_share,
-           "human_modal_share": facts.human_modal_share, "near_constant": "near-constant" in reason,
+           "n_units": f.n_units, "n_invalid": f.n_units - f.n_valid, "modal_share": nc.modal_share,
+           "human_modal_share": nc.human_modal_share, "near_constant": nc.flagged,
            "greyed": bool(reason), "reason": reason, "separable_pairs": v["separable"], **f.extra}
     rec["alt_verdict"] = not_tested(facts, reason)
     mine = alt.get(row, {})

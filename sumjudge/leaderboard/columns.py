@@ -27,7 +27,8 @@ from ..tables.correlation import table_name
 from ..tables.settings import TableSettings
 from .evidence import DatasetEvidence, RowRun, samples
 from . import humans as hum
-from .common import frame, length_bias, matrix, modal_share
+from ..stats.gates import modal_share
+from .common import frame, length_bias, matrix
 from . import repeats as rep
 
 
@@ -79,10 +80,16 @@ class ColumnFacts:
     column: Column
     judges: dict[str, JudgeFacts]
     humans: list[dict]                           # the human rows (leave-one-out or a note)
-    human_modal_share: float                     # of the individual human labels (order-free)
     test: Callable[[str, str], object]           # paired test of two rows on their common units
-    alt: hum.AltInputs | None = None             # the annotators for the alt-test (None: none, why in .note)
-    note: str = ""
+    people: hum.People | None = None             # gate labels, the alt-test's annotators (None: none, why)
+
+    @property
+    def alt(self) -> hum.AltInputs | None:
+        return self.people.alt if self.people else None
+
+    @property
+    def note(self) -> str:
+        return self.people.note if self.people else ""
 
 
 # ------------------------------------------------------------------ correlation columns (per dimension)
@@ -106,8 +113,8 @@ def likert_columns(ev: DatasetEvidence, dim: str, ts: TableSettings, board) -> l
     out = []
     for col in [c for c in columns_of(spec) if c.dimension == dim]:
         judges = {r: _likert_judge(ev, r, rr, col, per_row[r], people, ts, margin) for r, rr in _rows(ev)}
-        out.append(ColumnFacts(col, judges, people.rows(col.level), people.modal_share,
-                               lambda a, b, _lv=col.level: test(a, b)[_lv], people.alt, people.note))
+        out.append(ColumnFacts(col, judges, people.rows(col.level), lambda a, b, _lv=col.level: test(a, b)[_lv],
+                               people))
     return out
 
 
@@ -133,12 +140,13 @@ def accuracy_column(ev: DatasetEvidence, col: Column, ts: TableSettings, board) 
     gold, clusters = dec["gold"].to_numpy(float), dec["cluster"].to_numpy()
     label = spec.label_columns[0]
     rows = _rows(ev, col.variant)
-    correct = {}
+    correct, reps = {}, {}
     for r, rr in rows:
-        pred = rep.aggregate(samples(rr.run, label, dec["unit_id"],
-                                     lambda s, _rr=rr: aligned_predictions(s, dec, spec, _rr.run.path)), "label")
+        m = samples(rr.run, label, dec["unit_id"], lambda s, _rr=rr: aligned_predictions(s, dec, spec, _rr.run.path))
+        pred = rep.aggregate(m, "label")
         c = correctness(pred, gold, "drop")
         correct[r] = score_ties(c, pred, gold, tie, ts.pairwise_ties) if tie is not None else c
+        reps[r] = rep.accuracy_repeats(rr, m, correct[r], clusters, ts)
     units = hum.unit_decisions(data, spec, col.gold)
     answers = {r: rep.aggregate(samples(rr.run, label, units["unit_id"],
                                         lambda s, _rr=rr: aligned_predictions(s, units, spec, _rr.run.path)),
@@ -146,7 +154,7 @@ def accuracy_column(ev: DatasetEvidence, col: Column, ts: TableSettings, board) 
     people = hum.label_humans(spec, data, col, answers, ts, margin, board.alt_test.min_instances)
     judges = {}
     for r, rr in rows:
-        extra = {**rep.accuracy_repeats(rr, label, dec, spec, gold, clusters, ts), **hum.orders(ev, rr, col),
+        extra = {**reps[r], **hum.orders(ev, rr, col),
                  **(length_bias(spec, data, answers[r], margin) if not spec.proto.per_item else {})}
         judges[r] = JudgeFacts(r, rr.judge, ev.cell(r, col.dimension, col.level), len(answers[r]),
                                int((~np.isnan(answers[r])).sum()), modal_share(answers[r]), people.judge_loo(r),
@@ -155,7 +163,7 @@ def accuracy_column(ev: DatasetEvidence, col: Column, ts: TableSettings, board) 
     def test(a, b):
         return cluster_paired_accuracy(correct[a], correct[b], clusters, ts.permutation_resamples, ts.seed)
 
-    return ColumnFacts(col, judges, people.rows(), people.modal_share, test, people.alt, people.note)
+    return ColumnFacts(col, judges, people.rows(), test, people)
 
 
 def dataset_columns(ev: DatasetEvidence, ts: TableSettings, board) -> list[ColumnFacts]:

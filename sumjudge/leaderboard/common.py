@@ -1,4 +1,4 @@
-"""Small helpers the leaderboard's parts share: modal shares, length bias, score matrices."""
+"""Small helpers the leaderboard's parts share: length bias, score matrices."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,15 +7,6 @@ import pandas as pd
 from ..datasets import DatasetSpec
 from ..stats import bias
 from ..stats.matrix import likert_matrix
-
-
-def modal_share(values) -> float:
-    v = np.asarray(values, dtype=float)
-    v = v[~np.isnan(v)]
-    if not v.size:
-        return float("nan")
-    _, counts = np.unique(v, return_counts=True)
-    return float(counts.max() / v.size)
 
 
 def length_bias(spec: DatasetSpec, data: pd.DataFrame, labels: np.ndarray, margin: float) -> dict:

@@ -1,12 +1,14 @@
 """The humans of a column, from the registry's annotators (``DatasetSpec.annotators``):
-their leave-one-out rows, the judges on the same ruler, and the alt-test's annotators
-(docs/statistics.md, "Annotators" and "The judge leaderboard").
+their leave-one-out rows, the judges on the same ruler, the labels the near-constant gate
+compares with, and the alt-test's annotators (docs/statistics.md, "Annotators" and
+"The judge leaderboard").
 
-Persons and workers are people: one leave-one-out row each (an annotator with fewer than
-``min_instances`` units gets none; counted in the note), and the alt-test runs against
-them. Anonymous slots or votes have no identity: one row by a rule that does not depend
-on the order of the votes, and no alt-test (the page says why). A dataset with one label
-per unit has no human row, only a note.
+Persons and workers are people: one leave-one-out row each (:func:`sumjudge.stats.loo.loo_column`:
+a judge and the left-out annotator on identical units; a worker with fewer than
+``min_instances`` units shared with another annotator gets no row, counted in the note), and
+the alt-test runs against them. Anonymous votes have no identity: one row by the order-free
+exchangeable rule (:func:`sumjudge.stats.loo.loo_exchangeable`), anonymous rating slots none;
+no alt-test (the page says why). A dataset with one label per unit has no human row, a note.
 """
 from __future__ import annotations
 
@@ -16,12 +18,14 @@ import numpy as np
 import pandas as pd
 
 from ..datasets import DatasetSpec
-from ..stats.loo import loo_labels, loo_likert, votes_from_counts
+from ..stats.loo import loo_column, loo_exchangeable
 from ..stats.orders import both_orders
 from ..tables.accuracy import decisions
 from ..tables.settings import TableSettings
 from .common import length_bias, matrix
 from .evidence import samples
+
+SCORE_LEVELS = ("sample", "system", "dataset")
 
 
 @dataclass(frozen=True)
@@ -36,7 +40,8 @@ class AltInputs:
 @dataclass
 class People:
     by_level: dict[str, list[dict]]
-    modal_share: float
+    gate_labels: np.ndarray                  # per unit: each annotator's labels (N x A) or the reference (N)
+    gate_reference: np.ndarray | None = None  # the reference beside the annotators
     judges: dict[str, dict[str, float]] = field(default_factory=dict)   # row -> level -> LOO value
     alt: AltInputs | None = None
     note: str = ""
@@ -46,15 +51,6 @@ class People:
 
     def judge_loo(self, row: str, level: str = "accuracy") -> float:
         return float(self.judges.get(row, {}).get(level, np.nan))
-
-
-def pooled_modal_share(labels) -> float:
-    """Modal share of every individual human label pooled (the same whatever their order)."""
-    v = np.asarray(labels, dtype=float).ravel()
-    v = v[~np.isnan(v)]
-    if not v.size:
-        return float("nan")
-    return float(np.unique(v, return_counts=True)[1].max() / v.size)
 
 
 def why_not_tested(spec: DatasetSpec) -> str:
@@ -69,22 +65,25 @@ def _human(label: str, name: str, value: float, n: int, **extra) -> dict:
             **extra}
 
 
+def _note(spec: DatasetSpec, text: str, levels, **extra) -> dict:
+    row = {"row": f"{spec.label} humans", "kind": "human", "value": np.nan, "note": text, **extra}
+    return {lv: [row] for lv in levels}
+
+
 def likert_humans(spec: DatasetSpec, data, dim, d2, docs, systems, jm, ts: TableSettings, margin) -> People:
-    a = spec.annotators
-    if a is None:
-        note = {"row": f"{spec.label} humans", "kind": "human", "value": np.nan,
-                "note": "one score per unit: no leave-one-out human row"}
-        return People({lv: [note] for lv in ("sample", "system", "dataset")},
-                      pooled_modal_share(data[dim].to_numpy(float)), note=why_not_tested(spec))
+    a, ref = spec.annotators, data[dim].to_numpy(float)
+    if a is None or not a.identified:
+        text = ("one score per unit: no leave-one-out human row" if a is None else
+                "anonymous rating slots: no leave-one-out row (their order within a unit is arbitrary)")
+        return People(_note(spec, text, SCORE_LEVELS), ref, note=why_not_tested(spec))
     names, lab = a.matrix(data, dim)
     stack = np.stack([matrix(d2, lab[:, k], docs, systems) for k in range(len(names))])
-    # TODO(i25-stats): anonymous slots by the order-free exchangeable rule of stats.loo once merged
-    res = loo_likert(stack, jm, ts.method, ts.undefined)
-    rows = {lv: [_human(spec.label, n, res.annotators[lv][k], res.n_cells[k],
+    res = loo_column(stack, jm, kind="likert", names=list(names), method=ts.method, undefined=ts.undefined)
+    rows = {lv: [_human(spec.label, n, res.annotators[n].values[lv], res.annotators[n].n,
                         **length_bias(spec, data, lab[:, k], margin)) for k, n in enumerate(names)]
-            for lv in res.annotators}
-    alt = AltInputs(tuple(names), lab, data[spec.cluster_column].astype(str).to_numpy()) if a.identified else None
-    return People(rows, pooled_modal_share(lab), res.judges, alt, why_not_tested(spec))
+            for lv in SCORE_LEVELS}
+    alt = AltInputs(tuple(names), lab, data[spec.cluster_column].astype(str).to_numpy())
+    return People(rows, lab, ref, {r: j.values for r, j in res.judges.items()}, alt)
 
 
 def unit_decisions(data: pd.DataFrame, spec: DatasetSpec, gold: str) -> pd.DataFrame:
@@ -94,41 +93,44 @@ def unit_decisions(data: pd.DataFrame, spec: DatasetSpec, gold: str) -> pd.DataF
     return pd.DataFrame({"unit_id": data["unit_id"].astype(str)})
 
 
+def _reference(data, spec: DatasetSpec, gold: str) -> np.ndarray:
+    if spec.proto.per_item:
+        return decisions(data, spec, gold)["gold"].to_numpy(float)
+    return pd.to_numeric(data[gold], errors="coerce").to_numpy(float)
+
+
 def label_humans(spec: DatasetSpec, data, col, answers: dict, ts: TableSettings, margin,
                  min_instances: int = 0) -> People:
-    a, tie = spec.annotators, spec.proto.tie_answer
+    a, tie, ref = spec.annotators, spec.proto.tie_answer, _reference(data, spec, col.gold)
     if a is None:
-        gold = data[col.gold]
-        lb = {} if spec.proto.per_item else length_bias(spec, data, gold.to_numpy(float), margin)
-        row = {"row": f"{spec.label} humans", "kind": "human", "value": np.nan,
-               "note": "one label per unit: no leave-one-out human row", **lb}
-        flat = [float(x) for v in gold for x in (v if spec.proto.per_item else [v])]
-        return People({"accuracy": [row]}, pooled_modal_share(flat), note=why_not_tested(spec))
+        lb = {} if spec.proto.per_item else length_bias(spec, data, ref, margin)
+        return People(_note(spec, "one label per unit: no leave-one-out human row", ["accuracy"], **lb), ref,
+                      note=why_not_tested(spec))
     if not a.identified:
-        return _anonymous_labels(spec, data, col, answers, ts)
+        return _anonymous_labels(spec, data, col, answers, ref)
     names, votes = a.matrix(data, col.gold, spec.proto.per_item)
-    res = loo_labels(votes, answers, tie, ts.pairwise_ties)
+    res = loo_column(votes, answers, kind="labels", names=list(names), tie=tie, ties=ts.pairwise_ties)
     seen = ~np.isnan(votes)
     shared = [int((seen[:, k] & np.delete(seen, k, axis=1).any(axis=1)).sum()) for k in range(len(names))]
     keep = [k for k in range(len(names)) if shared[k] >= min_instances]   # as the alt-test decides who is tested
-    rows = [_human(spec.label, names[k], res.annotators[k], res.n[k]) for k in keep]
+    rows = [_human(spec.label, names[k], res.annotators[names[k]].values["accuracy"], res.annotators[names[k]].n)
+            for k in keep]
     left = len(names) - len(keep)
     note = f"{left} annotator(s) with fewer than {min_instances} units have no row" if left else ""
-    return People({"accuracy": rows}, pooled_modal_share(votes), {r: {"accuracy": v} for r, v in res.judges.items()},
+    return People({"accuracy": rows}, votes, ref, {r: j.values for r, j in res.judges.items()},
                   AltInputs(tuple(names), votes), note)
 
 
-def _anonymous_labels(spec, data, col, answers, ts) -> People:
+def _anonymous_labels(spec, data, col, answers, ref) -> People:
+    if spec.proto.tie_answer is not None:   # the exchangeable rule counts yes / no votes only
+        return People(_note(spec, "anonymous votes with a tie answer: no leave-one-out row", ["accuracy"]), ref,
+                      note=why_not_tested(spec))
     yes, n = spec.annotators.votes(data, col.gold, spec.proto.per_item)
-    # TODO(i25-stats): the order-free exchangeable LOO rule of stats.loo once merged
-    votes = votes_from_counts(yes, n)
-    res = loo_labels(votes, answers, spec.proto.tie_answer, ts.pairwise_ties)
-    v = float(np.nanmean(res.annotators))
-    row = {"row": f"{spec.label} voter (LOO, mean of positions)", "kind": "human", "value": v,
-           "n": int(np.sum(res.n)), "loo_value": v}
-    share = float(np.nansum(yes) / np.nansum(n)) if np.nansum(n) else float("nan")
-    return People({"accuracy": [row]}, max(share, 1 - share), {r: {"accuracy": x} for r, x in res.judges.items()},
-                  None, why_not_tested(spec))
+    human = loo_exchangeable(yes, n)
+    row = {"row": f"{spec.label} voter (LOO, exchangeable)", "kind": "human", "value": human.human,
+           "n": human.n_units, "loo_value": human.human}
+    judges = {r: {"accuracy": loo_exchangeable(yes, n, p).judge} for r, p in answers.items()}
+    return People({"accuracy": [row]}, ref, None, judges, None, why_not_tested(spec))
 
 
 def orders(ev, rr, col) -> dict:

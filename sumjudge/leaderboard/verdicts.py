@@ -16,30 +16,18 @@ import math
 import numpy as np
 
 from ..stats import alt_test as at
+from ..stats.gates import Gate, ParseGate, near_constant, parse_gate
 from ..stats.paired import pair_family, separable
 from ..stats.ranks import rank_judges
 from .columns import ColumnFacts, JudgeFacts
 from .settings import LeaderboardSettings
 
 
-def near_constant(share: float, human_share: float, board: LeaderboardSettings) -> bool:
-    """Modal share above ``tables.near_constant`` and a non-modal share under
-    ``near_constant_ratio`` times the humans' (their pooled labels on the same units)."""
-    # TODO(i25-stats): sumjudge.stats.gates.near_constant once merged
-    if math.isnan(share) or share <= board.near_constant:
-        return False
-    return math.isnan(human_share) or (1 - share) < board.near_constant_ratio * (1 - human_share)
-
-
-def gate(f: JudgeFacts, facts: ColumnFacts, board: LeaderboardSettings) -> str:
-    """Why the row is greyed in this column ("" if it is not)."""
-    rate = f.n_valid / f.n_units if f.n_units else float("nan")
-    why = []
-    if not rate >= board.parse_gate:
-        why.append(f"parse rate {rate:.0%} < {board.parse_gate:.0%}")
-    if near_constant(f.modal_share, facts.human_modal_share, board):
-        why.append(f"near-constant answers (modal share {f.modal_share:.0%}; humans' {facts.human_modal_share:.0%})")
-    return "; ".join(why)
+def gates(f: JudgeFacts, facts: ColumnFacts, board: LeaderboardSettings) -> tuple[Gate, ParseGate]:
+    """The near-constant gate (against the column's human labels) and the parse gate (over its units)."""
+    p = facts.people
+    nc = near_constant(f.answers, p.gate_labels, board.near_constant, board.near_constant_ratio, p.gate_reference)
+    return nc, parse_gate(f.n_valid, f.n_units, board.parse_gate)
 
 
 def ranks(facts: ColumnFacts, reasons: dict[str, str], correction: str) -> tuple[dict, list[dict]]:
@@ -56,14 +44,16 @@ def alt_tests(facts: ColumnFacts, row: str, board: LeaderboardSettings, score: s
     if facts.column.level != "accuracy" and score == "rank":
         pred, labels = at.within_group_ranks(pred, alt.groups), at.within_group_ranks(labels, alt.groups)
     kind = score if facts.column.level != "accuracy" else "accuracy"
-    # TODO(i25-stats): invalid="loss", answered=mask (an invalid reply loses) once merged
+    # every unit was asked: one without a valid answer is a loss for the judge
     return at.annotator_tests(facts.column.alt_key, pred, labels, list(alt.names), kind,
-                              board.alt_test.epsilon_for(facts.column.dataset), board.alt_test.min_instances)
+                              board.alt_test.epsilon_for(facts.column.dataset), board.alt_test.min_instances,
+                              answered=~np.isnan(f.answers), invalid="loss")
 
 
 def column_verdicts(facts: ColumnFacts, board: LeaderboardSettings, correction: str) -> dict:
     """Gates, ranks and the alt-test's inputs of one column."""
-    reasons = {r: gate(f, facts, board) for r, f in facts.judges.items()}
+    gated = {r: gates(f, facts, board) for r, f in facts.judges.items()}
+    reasons = {r: "; ".join(g.reason for g in gs if g.flagged) for r, gs in gated.items()}
     groups, fam = ranks(facts, reasons, correction)
     tests = {}
     alt_once = facts.column.level in ("sample", "accuracy")   # a scored dimension's units: once
@@ -73,7 +63,7 @@ def column_verdicts(facts: ColumnFacts, board: LeaderboardSettings, correction: 
         tests[r] = {s: alt_tests(facts, r, board, s)
                     for s in ((board.alt_test.likert_score, board.alt_test.other_score)
                               if facts.column.level != "accuracy" else ("accuracy",))}
-    return {"reasons": reasons, "ranks": groups, "pairs": fam, "separable": f"{separable(fam)} of {len(fam)}",
+    return {"gates": gated, "reasons": reasons, "ranks": groups, "pairs": fam, "separable": f"{separable(fam)} of {len(fam)}",
             "tests": tests}
 
 
