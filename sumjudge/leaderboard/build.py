@@ -50,7 +50,7 @@ def _judge_cell(facts: ColumnFacts, row: str, v: dict, alt: dict, board: Leaderb
     rec["alt_verdict"] = not_tested(facts, reason)
     mine = alt.get(row, {})
     deciding, other = board.alt_test.likert_score, board.alt_test.other_score
-    d = (mine.get("accuracy") or mine.get(deciding) or (None, {}))[1].get(col.alt_key)
+    d = mine.get("accuracy" if col.level == "accuracy" else deciding, (None, {}))[1].get(col.alt_key)
     if d is not None and not reason:
         rec.update(alt_winning_rate=d.winning_rate, alt_advantage=d.advantage, alt_passed=d.passed,
                    alt_annotators=d.n_annotators, alt_left_out=d.n_left_out,
