@@ -101,3 +101,14 @@ def test_known_truth_judges_on_real_summeval(summeval):
     assert _verdict(df, "consistency", half, "neg_rmse", answered=answered)[1].passed
     done, v = _verdict(df, "consistency", half, "neg_rmse", answered=answered, invalid="loss")
     assert not v.passed and v.n_invalid == 800 and max(t.rho_judge for t in done) <= 0.5
+
+
+def test_length_biased_judge_is_not_greyed_and_fails(summeval):
+    df = summeval
+    experts = df[[f"consistency_expert{i}" for i in range(3)]].to_numpy(dtype=float)
+    words = df["summary"].str.split().str.len().to_numpy(dtype=float)
+    longer = 1.0 + np.searchsorted(np.quantile(words, [0.2, 0.4, 0.6, 0.8]), words, side="right")  # length quintile
+    g = near_constant(longer, experts)
+    assert not g.flagged and g.modal_share == pytest.approx(0.2, abs=0.02)
+    for score in ("neg_rmse", "rank"):
+        assert not _verdict(df, "consistency", longer, score)[1].passed

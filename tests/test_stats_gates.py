@@ -58,19 +58,29 @@ def test_near_constant_boundary_on_real_experts(consistency):
 
 def test_near_constant_by_hand_and_with_a_reference_only():
     humans = np.array([[1, 1], [1, 0], [0, 1], [1, 1], [0, 0]], dtype=float)  # shares .6 and .6
+    # with the default min_units (30), annotators of 5 units do not count: no human share
+    assert np.isnan(near_constant([1, 1, 1, 1, 0], humans).human_modal_share)
     # judge 1 1 1 1 0: s_J .8, not above .8 -> not flagged
-    assert not near_constant([1, 1, 1, 1, 0], humans).flagged
+    assert not near_constant([1, 1, 1, 1, 0], humans, min_units=5).flagged
     # threshold .7: .8 > .7 and .2 < .5 * .4 = .2? no (equal) -> not flagged; ratio .6: .2 < .24 -> flagged
-    assert not near_constant([1, 1, 1, 1, 0], humans, threshold=0.7).flagged
-    g = near_constant([1, 1, 1, 1, 0], humans, threshold=0.7, ratio=0.6)
+    assert not near_constant([1, 1, 1, 1, 0], humans, threshold=0.7, min_units=5).flagged
+    g = near_constant([1, 1, 1, 1, 0], humans, threshold=0.7, ratio=0.6, min_units=5)
     assert g.flagged and g.human_modal_share == pytest.approx(0.6) and "0.200" in g.reason
     # no per-annotator labels: the reference (1-d) plays the humans
     ref = np.array([1, 1, 1, 1, 1, 1, 1, 1, 1, 0], dtype=float)                  # .9
     assert not near_constant(ref, ref).flagged
     assert near_constant(np.ones(10), ref).flagged
     # a reference beside the annotators counts in s_H
-    assert near_constant([1, 1, 1, 1, 0], humans, 0.7, 0.6, reference=[1, 1, 1, 1, 0]).flagged is False
-    assert near_constant([NAN, NAN], np.ones((2, 2))) == Gate(False, pytest.approx(NAN, nan_ok=True), 1.0, "")
+    assert near_constant([1, 1, 1, 1, 0], humans, 0.7, 0.6, reference=[1, 1, 1, 1, 0], min_units=5).flagged is False
+    # a worker with a handful of labels (share 1.0) does not set the humans' share
+    workers = np.full((40, 3), NAN)
+    workers[:, 0] = np.r_[np.ones(24), np.zeros(16)]          # 40 labels, share .6
+    workers[:2, 1] = 1                                        # 2 labels, share 1
+    judge = np.r_[np.ones(37), np.zeros(3)]                   # .925: .075 < .5 * .4
+    assert near_constant(judge, workers).flagged
+    assert near_constant(judge, workers, min_units=2).human_modal_share == 1.0
+    assert not near_constant(judge, workers, min_units=2).flagged
+    assert near_constant([NAN, NAN], np.ones((2, 2)), min_units=1) == Gate(False, pytest.approx(NAN, nan_ok=True), 1.0, "")
     with pytest.raises(ValueError, match="same order"):
         near_constant([1, 2, 3], np.ones((2, 2)))
 

@@ -5,8 +5,9 @@ verdict there (the caller's job; :func:`alt_test_allowed` says whether and why).
 - :func:`near_constant`: the judge's answers are much less varied than the humans'
   own on the same units. With s_J the judge's modal share (share of its valid
   answers equal to its most frequent answer) and s_H the largest modal share of
-  any single annotator (each on the units it labelled), or of the reference when
-  there are no per-annotator labels (also counted when given beside them):
+  any single annotator with at least ``min_units`` (30) labels (each on the units it
+  labelled), or of the reference when there are no per-annotator labels (also counted
+  when given beside them):
 
       flagged  <=>  s_J = 1                                  (a constant judge)
                 or  s_J > threshold  and  1 - s_J < ratio * (1 - s_H)
@@ -64,20 +65,24 @@ def modal_share(labels) -> float:
 
 
 def near_constant(judge_labels, annotator_labels, threshold: float = 0.8, ratio: float = 0.5,
-                  reference=None) -> Gate:
+                  reference=None, min_units: int = 30) -> Gate:
     """The near-constant gate of one judge in one column (module docstring).
 
     ``judge_labels``: N answers (NaN = no valid answer); ``annotator_labels``: N x A
     per-annotator labels (NaN = not labelled), or N reference labels (1-d) when the
     dataset has no per-annotator labels; ``reference``: N reference labels, counted
-    beside the annotators (optional)."""
+    beside the annotators (optional). An annotator with fewer than ``min_units`` labels
+    (a crowd worker who saw a few units: its share says little) is not counted; a 1-d
+    reference always is."""
     judge = np.asarray(judge_labels, dtype=float)
     humans = np.asarray(annotator_labels, dtype=float)
     humans = humans[:, None] if humans.ndim == 1 else humans
     if humans.shape[0] != judge.shape[0]:
         raise ValueError(f"near_constant: {judge.shape[0]} judge answers but {humans.shape[0]} rows of "
                          "annotator labels; pass the column's units in the same order")
-    shares = [modal_share(humans[:, a]) for a in range(humans.shape[1])]
+    counted = (~np.isnan(humans)).sum(axis=0)
+    shares = [modal_share(humans[:, a]) for a in range(humans.shape[1])
+              if counted[a] >= min_units or np.ndim(annotator_labels) == 1]
     if reference is not None:
         shares.append(modal_share(reference))
     shares = [s for s in shares if not np.isnan(s)]

@@ -63,7 +63,7 @@ def _pair_result(r: dict) -> tuple[str | None, float] | None:
     return None if _nan(p) else (better, float(p))
 
 
-def _drop_untested(names: list[str], results: dict, values: dict) -> tuple[list[str], dict[str, str]]:
+def _drop_untested(names: list[str], results: dict) -> tuple[list[str], dict[str, str]]:
     """Remove, round by round, every judge with the most missing test results."""
     left, reasons = list(names), {}
     while True:
@@ -92,7 +92,7 @@ def rank_judges(values: dict[str, float], pairs: list[dict], alpha: float = 0.05
             res = _pair_result(r)
             if res is not None:
                 results[frozenset((r["a"], r["b"]))] = res
-    ranked, reasons = _drop_untested(sorted(valued), results, values)
+    ranked, reasons = _drop_untested(sorted(valued), results)
     for k, why in reasons.items():
         out[k] = Rank(None, None, None, why)
     n = len(ranked)
