@@ -3,8 +3,9 @@ their leave-one-out rows, the judges on the same ruler, the labels the near-cons
 compares with, and the alt-test's annotators (docs/statistics.md, "Annotators" and
 "The judge leaderboard").
 
-Persons and workers are people: one leave-one-out row each (:func:`sumjudge.stats.loo.loo_column`:
-a judge and the left-out annotator on identical units; a worker with fewer than
+Persons and workers are people: one leave-one-out row each (:func:`sumjudge.stats.loo.loo_likert`
+for scores, :func:`sumjudge.stats.loo.loo_column` for labels: the judge scored against the same
+references as the left-out annotator; a worker with fewer than
 ``min_instances`` units shared with another annotator gets no row, counted in the note), and
 the alt-test runs against them. Anonymous votes have no identity: one row by the order-free
 exchangeable rule (:func:`sumjudge.stats.loo.loo_exchangeable`), anonymous rating slots none;
@@ -18,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..datasets import DatasetSpec
-from ..stats.loo import loo_column, loo_exchangeable
+from ..stats.loo import loo_column, loo_exchangeable, loo_likert
 from ..stats.orders import both_orders
 from ..tables.accuracy import decisions
 from ..tables.settings import TableSettings
@@ -78,12 +79,13 @@ def likert_humans(spec: DatasetSpec, data, dim, d2, docs, systems, jm, ts: Table
         return People(_note(spec, text, SCORE_LEVELS), ref, note=why_not_tested(spec))
     names, lab = a.matrix(data, dim)
     stack = np.stack([matrix(d2, lab[:, k], docs, systems) for k in range(len(names))])
-    res = loo_column(stack, jm, kind="likert", names=list(names), method=ts.method, undefined=ts.undefined)
-    rows = {lv: [_human(spec.label, n, res.annotators[n].values[lv], res.annotators[n].n,
+    # each judge on the cells the left-out annotator and the reference have, its invalid cells left out
+    res = loo_likert(stack, jm, ts.method, ts.undefined)
+    rows = {lv: [_human(spec.label, n, res.annotators[lv][k], res.n_cells[k],
                         **length_bias(spec, data, lab[:, k], margin)) for k, n in enumerate(names)]
             for lv in SCORE_LEVELS}
     alt = AltInputs(tuple(names), lab, data[spec.cluster_column].astype(str).to_numpy())
-    return People(rows, lab, ref, {r: j.values for r, j in res.judges.items()}, alt)
+    return People(rows, lab, ref, res.judges, alt)
 
 
 def unit_decisions(data: pd.DataFrame, spec: DatasetSpec, gold: str) -> pd.DataFrame:
