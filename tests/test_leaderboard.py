@@ -305,3 +305,42 @@ def test_realsumm_voter_row_is_the_exchangeable_rule_by_hand(tmp_path):
     c = out["cells"].set_index("row")
     assert c.loc["REALSumm voter (LOO, exchangeable)", "value"] == pytest.approx(0.75)
     assert c.loc["j", "loo_value"] == pytest.approx(1.0)
+
+
+def test_tldr_both_orders_in_the_cell(tmp_path):
+    """A TLDR judge asked in both orders: flip rate and the three accuracies in its cell."""
+    from sumjudge.judge.targets import SWAPPED
+    from sumjudge.leaderboard.render import page as render
+
+    data = pd.DataFrame({"unit_id": ["p0/0", "p0/1", "p1/0", "p1/1"], "post_id": ["p0", "p0", "p1", "p1"],
+                         "summary_0": list("abcd"), "summary_1": list("efgh"), "choice": [0, 1, 0, 1]})
+    judges = {("j", "tldr"): judge_frame(data, {"choice": [0, 1, 1, 1]}),
+              ("j", "tldr", "base" + SWAPPED): judge_frame(data, {"choice": [1, 1, 1, 0]})}
+    out = run(tmp_path, {"tldr": data}, judges, table_cells(BUILTIN["tldr"], "j", 0.75, 4))
+    c = out["cells"]
+    r = c[c["row"] == "j"].iloc[0]
+    # swapped picks as original index: 0 0 0 1; original 0 1 1 1 -> agree on pairs 0 and 3: flip .5
+    assert r["flip_rate"] == pytest.approx(0.5) and r["flip_flag"]
+    assert r["acc_original"] == pytest.approx(0.75)          # 0=0, 1=1, 1!=0, 1=1
+    assert r["acc_agreement_else_tie"] == pytest.approx((1 + 0.5 + 0.5 + 1) / 4)
+    assert r["acc_agreement_only"] == pytest.approx(1.0) and r["n_conflicts"] == 2
+    human = c[c["kind"] == "human"].iloc[0]
+    assert "one label per unit" in human["note"]
+    assert "flip 50% (flagged &gt; 10%)" in render(c, out["summary"], out["pairs"])
+
+
+def test_tldr_longer_preference_for_the_judge_and_the_humans(tmp_path):
+    """The bias column: the same function scores the judge's choices and the human labels."""
+    data = pd.DataFrame({"unit_id": ["p0/0", "p0/1", "p1/0", "p1/1"], "post_id": ["p0", "p0", "p1", "p1"],
+                         "summary_0": ["a b c d e f", "a b", "a b c", "a b c d"],
+                         "summary_1": ["a b", "a b c d e f", "a b c", "a b c d e"],
+                         "choice": [1, 1, 0, 0]})
+    # lengths 6/2, 2/6, 3/3, 4/5: pairs 0 and 1 differ by more than 20 %, 2 not, 3 by 25 %
+    judge = judge_frame(data, {"choice": [0, 1, 1, 1]}, status=["ok", "ok", "ok", "invalid"])
+    out = run(tmp_path, {"tldr": data}, {("j", "tldr"): judge})
+    c = out["cells"].set_index("row")
+    # judge: pairs 0, 1 qualify (3 is invalid); longer = 0, 1; picked 0, 1 -> 2 of 2
+    assert c.loc["j", "length_bias"] == pytest.approx(1.0) and c.loc["j", "length_bias_n"] == 2
+    # humans: pairs 0, 1, 3 qualify; longer = 0, 1, 1; chose 1, 1, 0 -> 1 of 3
+    assert c.loc["TLDR humans", "length_bias"] == pytest.approx(1 / 3) and c.loc["TLDR humans", "length_bias_n"] == 3
+    assert c.loc["j", "reason"] == "parse rate 0.750 (3 of 4 units) under 0.95"
