@@ -84,14 +84,20 @@ def test_a_repeated_likert_judge_gets_intervals_at_every_level(tmp_path):
             rows.append({"unit_id": f"{d}/{s}", "doc_id": d, "system": s, "summary": "x " * (k + 1), **slots,
                          **{m: np.mean([slots[f"{m}_r{i}"] for i in range(3)]) for m in dims}})
     data = pd.DataFrame(rows)
-    judge = pd.DataFrame([{"unit_id": r.unit_id, "sample": k, "status": "ok",
-                           **{m: float(getattr(r, m) + rng.integers(-1, 2)) for m in dims}}
-                          for k in range(3) for r in data.itertuples()])
-    out = run(tmp_path, {"newsroom": data}, {("j", "newsroom"): judge})
+    replies = pd.DataFrame([{"unit_id": r.unit_id, "sample": k, "status": "ok",
+                             **{m: float(getattr(r, m) + rng.integers(-1, 2)) for m in dims}}
+                            for k in range(3) for r in data.itertuples()])
+    out = run(tmp_path, {"newsroom": data}, {("j", "newsroom"): replies})
     c = out["cells"]
     judge = c[(c["kind"] == "judge") & (c["dimension"] == "fluency")]
     assert set(judge["level"]) == {"sample", "system", "dataset"}
     assert (judge["n_samples"] == 3).all() and judge["interval"].str.startswith("cluster bootstrap").all()
     assert (judge["ci_low"] <= judge["ci_high"]).all() and judge["ci_low"].notna().all()
+    # the aggregate's own dataset-level Spearman (mean of the three samples per summary) lies in its interval
+    from scipy.stats import spearmanr
+    mean = replies.groupby("unit_id")["fluency"].mean().reindex(data["unit_id"])
+    rho = spearmanr(mean.to_numpy(), data["fluency"].to_numpy()).statistic
+    cell = judge.set_index("level").loc["dataset"]
+    assert cell["ci_low"] <= rho <= cell["ci_high"]
     # Newsroom's raters are anonymous slots: no alt-test, and the cell says why
     assert judge["alt_verdict"].str.startswith("not tested: anonymous annotators").all()

@@ -110,9 +110,11 @@ def likert_columns(ev: DatasetEvidence, dim: str, ts: TableSettings, board) -> l
                                                     ts.method, ts.undefined, ts.permutation_by_level())
         return cache[(a, b)]
 
+    reps = {r: rep.likert_repeats(ev, rr, dim, ts) for r, rr in _rows(ev)}
     out = []
     for col in [c for c in columns_of(spec) if c.dimension == dim]:
-        judges = {r: _likert_judge(ev, r, rr, col, per_row[r], people, ts, margin) for r, rr in _rows(ev)}
+        judges = {r: _likert_judge(ev, r, rr, col, per_row[r], people, reps[r][col.level], margin)
+                  for r, rr in _rows(ev)}
         out.append(ColumnFacts(col, judges, people.rows(col.level), lambda a, b, _lv=col.level: test(a, b)[_lv],
                                people))
     return out
@@ -122,9 +124,9 @@ def _rows(ev: DatasetEvidence, variant: str = "base"):
     return [(r, rr) for (r, v), rr in ev.rows.items() if v == variant]
 
 
-def _likert_judge(ev, row, rr: RowRun, col: Column, agg, people, ts, margin) -> JudgeFacts:
+def _likert_judge(ev, row, rr: RowRun, col: Column, agg, people, reps: dict, margin) -> JudgeFacts:
     valid = ~np.isnan(agg)
-    extra = {**rep.likert_repeats(ev, rr, col, ts), **length_bias(ev.spec, ev.data, agg, margin)}
+    extra = {**reps, **length_bias(ev.spec, ev.data, agg, margin)}
     return JudgeFacts(row, rr.judge, ev.cell(row, col.dimension, col.level), len(agg), int(valid.sum()),
                       modal_share(agg), people.judge_loo(row, col.level), extra, agg)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..stats.matrix import LEVELS
 from ..stats.repeats import aggregate_samples, cluster_interval, correlation_interval, sample_variance
 from ..tables.settings import TableSettings
 from .common import frame, matrix
@@ -21,18 +22,19 @@ def aggregate(m: np.ndarray, kind: str) -> np.ndarray:
     return aggregate_samples(m, "mean" if kind == "score" else "mode")
 
 
-def likert_repeats(ev, rr, col, ts: TableSettings) -> dict:
+def likert_repeats(ev, rr, dim: str, ts: TableSettings) -> dict[str, dict]:
+    """Per level (sample, system, dataset): the repeats' cell parts of one dimension."""
     if len(rr.run.samples) < 2:
-        return dict(SINGLE)
+        return {lv: dict(SINGLE) for lv in LEVELS}
     spec, data = ev.spec, ev.data
-    m = samples(rr.run, rr.column(col.dimension), data["unit_id"])
+    m = samples(rr.run, rr.column(dim), data["unit_id"])
     d2, docs, systems = frame(spec, data)
     stack = np.stack([matrix(d2, m[:, k], docs, systems) for k in range(m.shape[1])])
-    iv = correlation_interval(stack, matrix(d2, data[col.dimension].to_numpy(float), docs, systems),
-                              ts.bootstrap_resamples, ts.seed, ts.confidence, ts.method, ts.undefined,
-                              ts.bootstrap)[col.level]
-    return {"n_samples": m.shape[1], "sample_variance": sample_variance(m)[0], "ci_low": iv.low,
-            "ci_high": iv.high, "interval": CLUSTERED}
+    ivs = correlation_interval(stack, matrix(d2, data[dim].to_numpy(float), docs, systems),
+                               ts.bootstrap_resamples, ts.seed, ts.confidence, ts.method, ts.undefined, ts.bootstrap)
+    var = sample_variance(m)[0]
+    return {lv: {"n_samples": m.shape[1], "sample_variance": var, "ci_low": iv.low, "ci_high": iv.high,
+                 "interval": CLUSTERED} for lv, iv in ivs.items()}
 
 
 def accuracy_repeats(rr, m: np.ndarray, correct: np.ndarray, clusters, ts: TableSettings) -> dict:
