@@ -1,5 +1,6 @@
 """Issue 26 must-show on the leaderboard: the four datasets beyond the paper on full data,
-two imported-style judges (one answering the human reference, one at random). The
+two imported judges (judges.<name>.scores, read by sumjudge.judge.imported.import_scores: one
+answering the human reference, one at random). The
 reference judge ranks 1 in every column, with the human leave-one-out rows beside it; the
 random one never ranks 1 (but at the system level, where 3 to 14 systems cannot separate every
 pair: it then shares rank 1, and the test says so). Tie answers (HELM news) are scored by tables.pairwise_ties."""
@@ -24,16 +25,38 @@ def _answers(spec, data, gold: str, rng, reference: bool) -> np.ndarray:
     return rng.integers(0, n, len(data)).astype(float)
 
 
-def _judges(spec, data, rng):
+def _scores_file(path, spec, data, answers: dict) -> str:
+    """Another tool's scores file (docs/judge.md, "Scores from another tool") of the base question."""
+    if spec.proto.per_dimension:
+        df = pd.DataFrame([{"doc_id": d, "system": s, "dimension": dim, "score": v}
+                           for dim, vals in answers.items()
+                           for d, s, v in zip(data["doc_id"], data["system"], vals)])
+    else:
+        df = pd.DataFrame({"unit_id": data["unit_id"], "choice": answers[spec.label_columns[0]].astype(int)})
+    df.to_csv(path, index=False)
+    return str(path)
+
+
+def _judges(spec, data, rng, root):
+    """Each judge imported from a scores file (judge.imported.import_scores) for the base prompt; a second
+    question (HELM's informative) is not importable, so its judge table is written as the judge stage would."""
+    from sumjudge.judge.imported import import_scores
+
     out = {}
     for name, ref in (("reference", True), ("random", False)):
         if spec.proto.per_dimension:
-            labels = {d: _answers(spec, data, d, rng, ref) for d in spec.dimensions}
-            out[(name, spec.name)] = pd.DataFrame({"unit_id": data["unit_id"], "sample": 0, "status": "ok", **labels})
+            answers = {d: _answers(spec, data, d, rng, ref) for d in spec.dimensions}
+            out[(name, spec.name)] = import_scores(_scores_file(root / f"{name}-{spec.name}.csv", spec, data,
+                                                                answers), spec, data, judge=name)
             continue
         for gold, _, variant in spec.accuracy_questions:
-            out[(name, spec.name, variant)] = pd.DataFrame({"unit_id": data["unit_id"], "sample": 0, "status": "ok",
-                                                            spec.label_columns[0]: _answers(spec, data, gold, rng, ref)})
+            labels = {spec.label_columns[0]: _answers(spec, data, gold, rng, ref)}
+            if variant == "base":
+                out[(name, spec.name)] = import_scores(_scores_file(root / f"{name}-{spec.name}.csv", spec, data,
+                                                                    labels), spec, data, judge=name)
+            else:
+                out[(name, spec.name, variant)] = pd.DataFrame({"unit_id": data["unit_id"], "sample": 0,
+                                                                "status": "ok", **labels})
     return out
 
 
@@ -43,8 +66,9 @@ def beyond(tmp_path_factory, prepared):
     datas = {n: prepared(n, {"tldr": {}, "realsumm": {}, "cnndm_comparisons": {"drop_reference_pairs": True},
                              "subset": {}}) for n in BEYOND}
     judges, cells = {}, []
+    scores = tmp_path_factory.mktemp("scores")
     for n, data in datas.items():
-        judges.update(_judges(BUILTIN[n], data, rng))
+        judges.update(_judges(BUILTIN[n], data, rng, scores))
         cells += table_cells(BUILTIN[n], "reference", 0.9, len(data)) + table_cells(BUILTIN[n], "random", 0.1, len(data))
     return run(tmp_path_factory.mktemp("beyond"), datas, judges, cells,
                config={"leaderboard": {"alt_test": {"epsilon": {"dialsummeval": 0.2, "squality": 0.2,
