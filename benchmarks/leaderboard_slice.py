@@ -64,7 +64,8 @@ def main() -> None:
     judges = lb[lb["kind"] == "judge"]
     print(f"leaderboard rows: {len(lb)}; judge cells {len(judges)}, with n {judges['n'].notna().sum()}, "
           f"interval {judges['ci_low'].notna().sum()}, rank group {judges['rank_group'].notna().sum()}, "
-          f"greyed {int(judges['greyed'].sum())}")
+          f"greyed {int(judges['greyed'].sum())}, alt-test verdicts {judges['alt_passed'].notna().sum()}, "
+          f"not tested {judges['alt_verdict'].fillna('').str.startswith('not tested').sum()}")
     hum = lb[(lb["kind"] == "human") & lb["value"].notna()]
     print("human rows per dataset:", hum.groupby("dataset")["row"].nunique().to_dict())
     print(pd.read_csv(a.workdir / "results/leaderboard/summary.csv").to_string())

@@ -7,12 +7,13 @@ sys.path[:0] = [snakemake.scriptdir, os.path.dirname(snakemake.scriptdir)]  # _l
 import _log  # noqa: E402
 
 from sumjudge.io import write_text  # noqa: E402
-from sumjudge.tables.leaderboard import build, frontier, latex, page  # noqa: E402
+from sumjudge.leaderboard.build import build  # noqa: E402
+from sumjudge.leaderboard.render import frontier, latex, page  # noqa: E402
 
 log = _log.setup(snakemake)
 p = snakemake.params
 out = build(list(snakemake.input.tables), dict(zip(p.datasets, snakemake.input.data)), list(snakemake.input.judges),
-            p.judges, p.settings, p.alt_test, p.longer_margin)
+            p.specs, p.tables, p.board, p.pricing)
 o = snakemake.output
 Path(o.csv).parent.mkdir(parents=True, exist_ok=True)
 out["cells"].to_csv(o.csv, index=False)
@@ -25,7 +26,7 @@ frontier(out["summary"], o.png)
 svg = Path(o.svg).read_text()
 write_text(page(out["cells"], out["summary"], out["pairs"], svg[svg.find("<svg"):]), o.html)
 for _, s in out["summary"].iterrows():
-    log.info("%s: %d columns won, mean rank %s, %s alt-test columns, %s USD per 1000 units",
-             s["row"], s["columns_won"], s["mean_rank"], s["alt_passes"], s["usd_per_1k"])
+    log.info("%s: %s alt-test columns, %s within the human range, mean rank %s, %s USD per 1000 units",
+             s["row"], s["alt_passes"], s["within_human_loo"], s.get("mean_rank"), s.get("usd_per_1k"))
 for col, g in (out["pairs"].groupby("column") if len(out["pairs"]) else []):
     log.info("%s: %d of %d judge pairs separable at 95%%", col, int((g["p_adjusted"] < 0.05).sum()), len(g))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -91,3 +92,14 @@ def write_text(text: str, path: str | os.PathLike) -> None:
 
 def write_json(obj: Any, path: str | os.PathLike) -> None:
     write_text(json.dumps(obj, indent=2, sort_keys=True, default=str) + "\n", path)
+
+
+# results/judge/<judge>/<dataset>/<variant>.parquet: the judge stage's outputs, read by the tables,
+# the leaderboard and the imported-scores rule alike (here, below all of them)
+JUDGE_PATH = re.compile(r"(?:^|/)judge/(?P<judge>[^/]+)/(?P<dataset>[^/]+)/(?P<variant>[^/]+)\.parquet$")
+
+
+def parse_judge_path(path: str | os.PathLike) -> tuple[str, str, str] | None:
+    """(judge, dataset, variant) of a judge output path, or None."""
+    m = JUDGE_PATH.search(str(path).replace("\\", "/"))
+    return (m["judge"], m["dataset"], m["variant"]) if m else None

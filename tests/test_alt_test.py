@@ -10,6 +10,7 @@ from sumjudge.stats.alt_test import (AnnotatorTest, alignment, annotator_tests, 
 from sumjudge.stats.loo import loo_labels, loo_likert, majority, votes_from_counts
 from sumjudge.stats.paired import cluster_paired_accuracy, pair_family, rank_groups, separable
 from sumjudge.stats.permutation import PermutationResult
+from sumjudge.stats.ranks import rank_judges
 
 NAN = float("nan")
 
@@ -163,18 +164,26 @@ def test_cluster_paired_accuracy_exact_by_hand():
     assert res.n_units == 3 and res.statistic == pytest.approx(2 / 3)
 
 
-def test_pair_family_holm_and_rank_groups():
+def test_pair_family_holm_and_ranks():
     ps = {("A", "B"): 0.01, ("A", "C"): 0.04, ("B", "C"): 0.03}
-    fam = pair_family(["A", "B", "C"], lambda a, b: PermutationResult(0.1, ps[(a, b)], 100, False, 10))
+    fam = pair_family(["A", "B", "C"], lambda a, b: PermutationResult(0.1, ps[(a, b)], 100, False, 10,
+                                                                      ps[(a, b)] / 2, 1 - ps[(a, b)] / 2))
     # Holm: sorted .01*3 = .03, .03*2 = .06, .04*1 = .04 -> monotone .03 .06 .06
     assert [r["p_adjusted"] for r in fam] == pytest.approx([0.03, 0.06, 0.06])
     assert separable(fam) == 1
-    groups = rank_groups({"A": 0.8, "B": 0.7, "C": 0.3}, fam)
-    # only A-B is separable: C is not significantly worse than the best (A), so it shares rank 1; B is
-    assert groups == {"A": 1, "C": 1, "B": 2}
-    pairs = [{"a": "A", "b": "B", "p_adjusted": 0.4}, {"a": "A", "b": "C", "p_adjusted": 0.01},
-             {"a": "B", "b": "C", "p_adjusted": 0.03}]
-    assert rank_groups({"A": 0.8, "B": 0.7, "C": 0.3, "D": NAN}, pairs) == {"A": 1, "B": 1, "C": 2}
+    # one-sided, Holm over 6 directional hypotheses: .005 .02 .015 (then three near 1)
+    # sorted .005*6 = .03, .015*5 = .075, .02*4 = .08 -> A>B .03, A>C .08, B>C .075
+    assert [r["p_one_sided_adjusted"] for r in fam] == pytest.approx([0.03, 0.08, 0.075])
+    ranks = rank_judges({"A": 0.8, "B": 0.7, "C": 0.3}, fam)
+    # only A > B is significant: B ranks 2, and C (lower value than B) is not put above it
+    assert {k: (r.rank, r.high) for k, r in ranks.items()} == {"A": (1, 2), "B": (2, 3), "C": (2, 3)}
+    assert rank_groups({"A": 0.8, "B": 0.7, "C": 0.3}, fam) == {"A": 1, "C": 1, "B": 2}  # the old inversion
+    pairs = [{"a": "A", "b": "B", "delta": 0.1, "p_adjusted": 0.4},
+             {"a": "A", "b": "C", "delta": 0.5, "p_adjusted": 0.01},
+             {"a": "B", "b": "C", "delta": 0.4, "p_adjusted": 0.03}]
+    ranks = rank_judges({"A": 0.8, "B": 0.7, "C": 0.3, "D": NAN}, pairs)
+    assert {k: r.rank for k, r in ranks.items()} == {"A": 1, "B": 1, "C": 3, "D": None}
+    assert ranks["D"].reason == "no value"
 
 
 # ---------------------------------------------------------------- both pairwise orders

@@ -79,3 +79,15 @@ def test_the_scanner_reads_relative_imports():
 
 def test_no_import_cycle_in_the_package():
     assert cycles(graph()) == []
+
+
+def test_the_lower_layers_do_not_import_the_tables_or_the_leaderboard():
+    """Issue 25: judge/, stats/ and data/ sit below tables/ and leaderboard/ (judge/imported.py
+    reads judge paths through sumjudge.io, not tables/inputs)."""
+    g = graph()
+    up = ("sumjudge.tables", "sumjudge.leaderboard")
+    bad = sorted(f"{m} imports {t}" for m, targets in g.items()
+                 if m.startswith(("sumjudge.judge", "sumjudge.stats", "sumjudge.data"))
+                 for t in targets if t.startswith(up))
+    assert bad == []
+    assert "sumjudge.io" in g["sumjudge.judge.imported"]

@@ -93,7 +93,7 @@ def test_latex_minus_signs_bold_and_caption(latex_tables, tables):
 @pytest.mark.slow
 def test_leaderboard_latex_compiles_without_overfull_boxes(tmp_path):
     """results/leaderboard/leaderboard.tex as the rule writes it (synthetic three-judge board)."""
-    from sumjudge.tables.leaderboard import latex
+    from sumjudge.leaderboard.render import latex
     from test_leaderboard import board as _board_fixture
 
     _, out = _board_fixture.__wrapped__(tmp_path)

@@ -1,149 +1,324 @@
-"""The leaderboard build on small synthetic results: human rows left one out, judges on
-the same references, rank groups from paired tests, validity gates, cost cells."""
-import json
-
+"""The leaderboard package (issue 25) on small synthetic data and on the real SummEval,
+QAGS and REALSumm tables: human rows left one out, judges on the same ruler, gates before
+verdicts, the relative near-constant gate, annotators as people, cost that stays unknown."""
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.stats import spearmanr
 
-from sumjudge.tables.leaderboard import build, cost_row, latex, page
+from sumjudge.datasets import BUILTIN
+from sumjudge.leaderboard.render import latex, page
+from sumjudge.leaderboard.settings import LeaderboardSettings
+from sumjudge.tables.errors import TablesInputError
+from support.board import judge_frame, run, table_cells
 
 DOCS, SYSTEMS = ["d0", "d1", "d2", "d3"], ["s0", "s1", "s2"]
 DIMS = ["coherence", "consistency", "fluency", "relevance"]
+SUMMEVAL = BUILTIN["summeval"]
 
 
-def _summeval(tmp_path):
-    rng = np.random.default_rng(0)
+def small_summeval(seed=0):
+    rng = np.random.default_rng(seed)
     rows = []
     for d in DOCS:
         for s in SYSTEMS:
             ex = {f"{dim}_expert{k}": float(rng.integers(1, 6)) for dim in DIMS for k in range(3)}
             rows.append({"unit_id": f"{d}/{s}", "doc_id": d, "system": s, **ex,
                          **{dim: np.mean([ex[f"{dim}_expert{k}"] for k in range(3)]) for dim in DIMS}})
-    data = pd.DataFrame(rows)
-    p = tmp_path / "data" / "summeval.parquet"
-    p.parent.mkdir(parents=True)
-    data.to_parquet(p)
-    return data, str(p)
-
-
-def _judge(tmp_path, name, data, scores, status="ok"):
-    d = tmp_path / "judge" / name / "summeval"
-    d.mkdir(parents=True)
-    df = pd.DataFrame({"unit_id": data["unit_id"], "sample": 0, "status": status,
-                       **{dim: scores for dim in DIMS}})
-    df.to_parquet(d / "base.parquet")
-    (d / "base.usage.json").write_text(json.dumps({"n_units": len(df), "wall_s": 12.0, "total_cost_usd": 0.03,
-                                                   "priced": True}))
-    return str(d / "base.parquet")
-
-
-def _table(tmp_path, judges):
-    rows = [{"table": "Table 1", "dataset": "SummEval", "dimension": dim, "level": lv, "row": j, "kind": "judge",
-             "value": v, "ci_low": v - 0.1, "ci_high": v + 0.1, "n": 12, "near_constant": False}
-            for j, v in judges.items() for dim in DIMS for lv in ("sample", "system", "dataset")]
-    p = tmp_path / "table1.csv"
-    pd.DataFrame(rows).to_csv(p, index=False)
-    return str(p)
+    return pd.DataFrame(rows)
 
 
 @pytest.fixture
 def board(tmp_path):
-    data, dpath = _summeval(tmp_path)
-    good = data["coherence"].to_numpy()                 # the judge that copies the expert mean
-    judges = [_judge(tmp_path, "good", data, good), _judge(tmp_path, "noisy", data, good[::-1].copy()),
-              _judge(tmp_path, "broken", data, good, status=["ok"] * 6 + ["invalid"] * 6)]
-    table = _table(tmp_path, {"good": 0.9, "noisy": 0.1, "broken": 0.5})
-    cfg = {"good": {"base_url": "https://api.example/v1"}, "noisy": {"embedded": "qwen2.5-coder-0.5b-instruct"},
-           "broken": {"embedded": "x", "price_per_hour": 3.6}}
-    return data, build([table], {"summeval": dpath}, judges, cfg,
-                       {"seed": 1, "permutation": "documents", "permutation_resamples": 200},
-                       {"min_instances": 5})
+    data = small_summeval()
+    good = data["coherence"].to_numpy()                 # copies the expert mean (of coherence) everywhere
+    judges = {("good", "summeval"): judge_frame(data, {d: good for d in DIMS}),
+              ("noisy", "summeval"): judge_frame(data, {d: good[::-1].copy() for d in DIMS}),
+              ("broken", "summeval"): judge_frame(data, {d: good for d in DIMS}, status=["ok"] * 6 + ["invalid"] * 6)}
+    cells = [c for j, v in (("good", .9), ("noisy", .1), ("broken", .5)) for c in table_cells(SUMMEVAL, j, v, 12)]
+    return data, run(tmp_path, {"summeval": data}, judges, cells, config={"leaderboard": {"alt_test": {"min_instances": 5}}})
+
+
+def test_settings_are_typed_and_a_partial_epsilon_keeps_config_yaml():
+    s = LeaderboardSettings.from_config({"leaderboard": {"alt_test": {"epsilon": {"summeval": 0.3}}}})
+    assert s.alt_test.epsilon_for("summeval") == 0.3
+    assert s.alt_test.epsilon_for("newsroom") == 0.15     # config.yaml's, not 0.1
+    assert s.alt_test.epsilon_for("my_data") == 0.1       # epsilon_default
+    assert (s.parse_gate, s.near_constant, s.near_constant_ratio, s.longer_margin) == (0.95, 0.8, 0.5, 0.2)
+    with pytest.raises(TablesInputError, match=r"leaderboard\.alt_test\.q must be between 0 and 1"):
+        LeaderboardSettings.from_config({"leaderboard": {"alt_test": {"q": 2}}})
 
 
 def test_humans_are_rows_scored_leave_one_out(board):
     data, out = board
-    cells = out["cells"]
-    col = cells[cells["column"] == "SummEval cohe. dataset"]
+    col = out["cells"][out["cells"]["column"] == "SummEval cohe. dataset"]
     humans = col[col["kind"] == "human"]
-    assert len(humans) == 3 and set(humans["n"]) == {12}
-    # annotator 0 against the mean of annotators 1 and 2, by hand with scipy
-    from scipy.stats import spearmanr
+    assert list(humans["row"]) == [f"SummEval annotator expert{k} (LOO)" for k in range(3)]
     ref = data[["coherence_expert1", "coherence_expert2"]].mean(axis=1)
-    expect = spearmanr(data["coherence_expert0"], ref).statistic
-    got = humans.loc[humans["row"].str.contains("expert0"), "value"].iloc[0]
-    assert got == pytest.approx(expect)
+    assert humans["value"].iloc[0] == pytest.approx(spearmanr(data["coherence_expert0"], ref).statistic)
 
 
-def test_judges_get_value_n_interval_rank_group_and_gates(board):
+def test_the_judge_is_on_the_humans_ruler(board):
+    """Its leave-one-out value at the dataset level: the mean over the three splits of Spearman
+    against the other two experts' mean (all experts scored every summary), by hand."""
+    data, out = board
+    c = out["cells"].set_index(["row", "column"])
+    want = np.mean([spearmanr(data["coherence"], data[[f"coherence_expert{b}" for b in range(3) if b != a]]
+                              .mean(axis=1)).statistic for a in range(3)])
+    assert c.loc[("good", "SummEval cohe. dataset"), "loo_value"] == pytest.approx(want)
+    assert c.loc[("good", "SummEval cohe. dataset"), "value"] == 0.9      # the Tables 1-5 value, kept apart
+
+
+def test_a_greyed_judge_has_no_rank_no_alt_test_and_is_not_counted(board):
     _, out = board
-    cells = out["cells"]
-    judges = cells[cells["kind"] == "judge"]
-    assert len(judges) == 3 * 12
-    assert judges[["value", "n", "ci_low", "ci_high"]].notna().all().all()
-    broken = judges[judges["row"] == "broken"]
-    assert broken["greyed"].all() and broken["rank_group"].isna().all()
-    assert broken["reason"].str.contains("parse rate 50% < 95%").all()
-    ok = judges[judges["row"] != "broken"]
-    assert ok["rank_group"].notna().all()
-    # the best judge is in rank group 1 everywhere
-    assert (ok.loc[ok["row"] == "good", "rank_group"] == 1).all()
-    # the judge that copies the mean agrees with the left-out references better than the reversed one
-    lo = ok.pivot_table(index="row", columns="column", values="loo_value")
-    for col in ("SummEval cohe. dataset", "SummEval cohe. sample"):
-        assert lo.loc["good", col] > lo.loc["noisy", col]
-    assert set(out["pairs"]["column"]) == set(judges["column"]) and (out["pairs"]["a"] != "broken").all()
-
-
-def test_summary_cost_and_alt_test(board):
-    _, out = board
+    j = out["cells"][out["cells"]["row"] == "broken"]
+    assert len(j) == 12 and j["greyed"].all() and j["rank_group"].isna().all()
+    why = "parse rate 0.500 (6 of 12 units) under 0.95"
+    assert (j["reason"] == why).all() and (j["n_invalid"] == 6).all()
+    assert (j["alt_verdict"] == f"not tested: {why}").all() and j["alt_passed"].isna().all()
+    assert not (out["alt"]["row"] == "broken").any() and (out["pairs"][["a", "b"]] != "broken").all().all()
     s = out["summary"].set_index("row")
-    assert s.loc["good", "usd_per_1k"] == pytest.approx(0.03 / 12 * 1000)
-    assert s.loc["noisy", "usd_per_1k"] == "not priced"          # local, no price_per_hour: never 0
-    assert s.loc["broken", "usd_per_1k"] == pytest.approx(3.6 * 12 / 3600 / 12 * 1000)
-    assert s.loc["noisy", "seconds_per_1k"] == pytest.approx(1000.0)
-    assert s.loc["good", "columns_won"] == 12 and s.loc["good", "mean_rank"] == 1.0
-    assert s.loc["good", "alt_passes"].startswith("passes ") and s.loc["good", "alt_passes"].endswith(" of 4")
-    assert out["alt"]["score_used"].sum() == 3 * 4 * 3  # judges x dimensions x annotators
-    assert len(out["alt"]) == 2 * 3 * 4 * 3              # both Likert scores reported, one decides
-    likert = out["cells"][(out["cells"]["kind"] == "judge") & (out["cells"]["level"] != "accuracy")]
-    assert set(likert["alt_other_score"].dropna()) == {"rank"} and likert["alt_other_winning_rate"].notna().any()
+    assert s.loc["broken", "alt_passes"] == "passes 0 of 0" and s.loc["broken", "greyed_columns"] == 12
+    good = out["cells"][(out["cells"]["row"] == "good") & (out["cells"]["level"] == "sample")]
+    assert good["alt_verdict"].str.endswith("3 annotators; 0 invalid)").all()
+    assert s.loc["good", "alt_passes"].endswith(" of 4")                     # four dimensions tested
+
+
+def test_a_judge_that_answered_half_the_units_is_gated_on_the_datasets_units(tmp_path):
+    data = small_summeval()
+    half = judge_frame(data.iloc[:6], {d: data[d].iloc[:6].to_numpy() for d in DIMS})
+    out = run(tmp_path, {"summeval": data}, {("half", "summeval"): half}, table_cells(SUMMEVAL, "half", .5, 6))
+    c = out["cells"][out["cells"]["row"] == "half"]
+    assert (c["parse_rate"] == 0.5).all() and c["greyed"].all() and (c["n_invalid"] == 6).all()
+
+
+def test_near_constant_is_relative_to_the_humans():
+    """stats.gates.near_constant with the leaderboard's settings: the humans' share is the most
+    concentrated annotator's; .891 on SummEval consistency, so the bar is 1 - .5 x .109 = .9455."""
+    from sumjudge.stats.gates import near_constant
+
+    s = LeaderboardSettings.from_config({})
+    humans = np.array([[5.0] * 891 + [4.0] * 109]).T                  # one annotator, modal share .891
+
+    def judge(share):
+        k = int(round(share * 1000))
+        return np.array([5.0] * k + [3.0] * (1000 - k))
+
+    def flagged(share):
+        return near_constant(judge(share), humans, s.near_constant, s.near_constant_ratio).flagged
+
+    assert not flagged(0.816) and not flagged(0.94)   # the human mean; just under the bar
+    assert flagged(0.95) and flagged(1.0)             # over the bar; a constant judge, always
+    assert not near_constant(judge(0.79), np.array([[1.0, 2.0] * 500]).T, 0.8, 0.5).flagged
+
+
+def test_constant_judge_and_human_mean_on_real_summeval(tmp_path, prepared):
+    """Must-show: on the real SummEval, a judge that always answers 5 is greyed near-constant and
+    not tested under either Likert score; a judge equal to the expert mean is not greyed."""
+    data = prepared("summeval")
+    judges = {("five", "summeval"): judge_frame(data, {d: np.full(len(data), 5.0) for d in DIMS}),
+              ("mean", "summeval"): judge_frame(data, {d: data[d].to_numpy() for d in DIMS})}
+    cells = table_cells(SUMMEVAL, "five", 0.0, 1600) + table_cells(SUMMEVAL, "mean", 0.9, 1600)
+    out = run(tmp_path, {"summeval": data}, judges, cells)
+    c = out["cells"].set_index(["row", "column"])
+    share = max((data[f"consistency_expert{k}"] == 5).mean() for k in range(3))   # .891, the third expert
+    mean = c.loc[("mean", "SummEval cons. sample")]
+    assert mean["modal_share"] == pytest.approx((data["consistency"] == 5).mean()) == pytest.approx(0.816, abs=1e-3)
+    assert mean["human_modal_share"] == pytest.approx(share) and not mean["greyed"] and mean["rank_group"] == 1
+    five = out["cells"][out["cells"]["row"] == "five"]
+    assert five["greyed"].all() and (five["reason"] == "near-constant: one answer for every unit").all()
+    assert five["alt_passed"].isna().all() and five["alt_other_passed"].isna().all()
+    assert (five["alt_verdict"] == "not tested: near-constant: one answer for every unit").all()
+    assert out["summary"].set_index("row").loc["five", "alt_passes"] == "passes 0 of 0"
+
+
+def _qags_judge(data, seed=0):
+    rng = np.random.default_rng(seed)
+    flip = rng.random(len(data)) < 0.2
+    return np.where(flip, 1 - data["label"], data["label"]).astype(float)
+
+
+def test_qags_annotators_are_its_workers(tmp_path, prepared):
+    data = prepared("qags_cnn")
+    out = run(tmp_path, {"qags_cnn": data}, {("j", "qags_cnn"): judge_frame(data, {"label": _qags_judge(data)})},
+              table_cells(BUILTIN["qags_cnn"], "j", 0.8, len(data)))
+    alt = out["alt"]
+    workers = {str(w) for ws in data["workers"] for w in ws}
+    counts = pd.Series([str(w) for ws in data["workers"] for w in ws]).value_counts()
+    assert len(workers) > 3 > data["votes"].map(len).max() - 1          # people, not three vote positions
+    assert set(alt["annotator"]) == set(counts[counts >= 30].index) and set(alt["annotator"]) <= workers
+    humans = out["cells"][out["cells"]["kind"] == "human"]
+    assert len(humans) == (counts >= 30).sum() and humans["row"].str.contains("annotator").all()
+
+
+def test_shuffling_the_votes_within_units_changes_no_number(tmp_path, prepared):
+    """QAGS (workers with ids, as lists) and REALSumm (anonymous counts): the same votes in
+    another order within every unit give the same four frames."""
+    data = prepared("qags_cnn")
+    rng = np.random.default_rng(5)
+    perm = [rng.permutation(len(v)) for v in data["votes"]]
+    shuffled = data.assign(votes=[list(np.asarray(v)[p]) for v, p in zip(data["votes"], perm)],
+                           workers=[list(np.asarray(w)[p]) for w, p in zip(data["workers"], perm)])
+    judge = judge_frame(data, {"label": _qags_judge(data)})
+    cells = table_cells(BUILTIN["qags_cnn"], "j", 0.8, len(data))
+    a = run(tmp_path / "a", {"qags_cnn": data}, {("j", "qags_cnn"): judge}, cells)
+    b = run(tmp_path / "b", {"qags_cnn": shuffled}, {("j", "qags_cnn"): judge}, cells)
+    for k in a:
+        pd.testing.assert_frame_equal(a[k], b[k], check_like=True)
+
+
+def test_realsumm_has_no_alt_test_and_says_why(tmp_path, prepared):
+    data = prepared("realsumm").iloc[:200]
+    labels = [list(map(bool, v)) for v in data["scu_labels"]]
+    out = run(tmp_path, {"realsumm": data}, {("j", "realsumm"): judge_frame(data, {"scu_labels": labels})},
+              table_cells(BUILTIN["realsumm"], "j", 0.9, 1000))
+    j = out["cells"][out["cells"]["row"] == "j"].iloc[0]
+    assert j["alt_verdict"].startswith("not tested: anonymous annotators (crowd votes per SCU")
+    assert len(out["alt"]) == 0 and out["summary"].set_index("row").loc["j", "alt_passes"] == "passes 0 of 0"
+
+
+def test_clusters_are_documents_for_every_builtin_dataset(prepared):
+    """Every paired test and interval resamples the registry's cluster column: the documents."""
+    from sumjudge.tables.accuracy import decisions
+
+    for name, spec in BUILTIN.items():
+        data = prepared(name)
+        clusters = (decisions(data, spec)["cluster"] if not spec.proto.per_dimension
+                    else data[spec.cluster_column]).astype(str)
+        assert clusters.nunique() == data[spec.doc_column].astype(str).nunique(), name
+    assert decisions(prepared("realsumm"), BUILTIN["realsumm"])["cluster"].nunique() == 100
+
+
+def test_weighted_scores_are_a_row_of_their_own(tmp_path):
+    """Integer answers that are all 3 are greyed; the same judge's weighted scores are not, and
+    get their own rank and alt-test."""
+    data = small_summeval()
+    labels = {d: np.full(len(data), 3.0) for d in DIMS}
+    labels.update({f"{d}_weighted": data[d].to_numpy() + 0.01 * np.arange(len(data)) for d in DIMS})
+    cells = table_cells(SUMMEVAL, "j", 0.1, 12) + table_cells(SUMMEVAL, "j [weighted]", 0.7, 12)
+    out = run(tmp_path, {"summeval": data}, {("j", "summeval"): judge_frame(data, labels)}, cells,
+              config={"leaderboard": {"alt_test": {"min_instances": 5}}})
+    c = out["cells"]
+    plain, weighted = c[c["row"] == "j"], c[c["row"] == "j [weighted]"]
+    assert len(plain) == len(weighted) == 12
+    assert plain["greyed"].all() and not weighted["greyed"].any() and (weighted["rank_group"] == 1).all()
+    assert set(out["alt"]["row"]) == {"j [weighted]"}
+    assert set(out["summary"]["row"]) == {"j", "j [weighted]", "humans (leave-one-out)"}
 
 
 def test_latex_and_page_render(board):
     _, out = board
     tex = latex(out["cells"], out["summary"])
-    assert tex.count(r"\begin{table*}") == 13 and "expert0 (LOO)" in tex
+    assert tex.count(r"\begin{table*}") == 13 and "expert0 (LOO)" in tex and "Tables 1-5 value" in tex
     html = page(out["cells"], out["summary"], out["pairs"])
-    assert "Which judge is human-like?" in html and "greyed: parse rate 50% &lt; 95%" in html
+    assert html.index('id="verdict"') < html.index('class="dataset"')      # the answer first
+    assert "greyed: parse rate 0.500 (6 of 12 units) under 0.95" in html and "LOO " in html and "Tables 1-5 0.900" in html
 
 
-def test_cost_row_not_priced_for_unpriced_api():
-    r = cost_row("x", [{"n_units": 10, "wall_s": 5, "total_cost_usd": 0, "priced": False}], {"base_url": "https://a"})
-    assert r["usd_per_1k"] == "not priced" and r["seconds_per_1k"] == pytest.approx(500)
+def test_three_judges_whose_old_groups_invert_rank_in_value_order():
+    """Values A .9 > B .8 > C .7; only A-B is significant (Holm p .01 x 3 = .03; A-C and B-C p .5):
+    the old greedy groups gave A 1, C 1, B 2 (a worse judge above a better one); the
+    leaderboard's ranks (1 + significantly better, made monotone) give A 1, B 2, C 2."""
+    from sumjudge.leaderboard.columns import Column, ColumnFacts, JudgeFacts
+    from sumjudge.leaderboard.verdicts import ranks
+    from sumjudge.stats.paired import rank_groups
+    from sumjudge.stats.permutation import PermutationResult
+
+    values = {"A": 0.9, "B": 0.8, "C": 0.7}
+    p = {("A", "B"): 0.01, ("A", "C"): 0.5, ("B", "C"): 0.5}
+
+    def test(a, b):
+        d = values[a] - values[b]
+        return PermutationResult(d, p[(a, b)], 100, False, 50, p[(a, b)] / 2, 1 - p[(a, b)] / 2)
+
+    col = Column("X", "x", "t", "X", "d", "sample", "d")
+    judges = {k: JudgeFacts(k, k, {"value": v}, 50, 50, 0.3) for k, v in values.items()}
+    facts = ColumnFacts(col, judges, [], test)
+    got, fam = ranks(facts, {k: "" for k in values}, "holm")
+    assert {k: r.rank for k, r in got.items()} == {"A": 1, "B": 2, "C": 2}
+    assert rank_groups(values, fam) == {"A": 1, "C": 1, "B": 2}          # the old convention inverted
+    # a row without a value takes no rank, and says why
+    facts.judges["D"] = JudgeFacts("D", "D", {}, 50, 50, 0.3)
+    got, _ = ranks(facts, {k: "" for k in "ABCD"}, "holm")
+    assert got["D"].rank is None and got["D"].reason == "no value"
+
+
+def test_unknown_cost_and_time_stay_unknown():
+    from sumjudge.judge.spec import JudgeSettings
+    from sumjudge.leaderboard.summary import JudgePricing, cost_row
+    from sumjudge.tables.inputs import JudgeRun
+
+    def runs(*usages, latency=None):
+        frame = pd.DataFrame({"unit_id": ["a", "b"], "sample": 0, "status": "ok"})
+        if latency is not None:
+            frame["latency_s"] = latency
+        return [JudgeRun("j", "summeval", "base", "x", frame, {}, u) for u in usages]
+
+    remote = JudgePricing(False)
+    assert cost_row(runs({"n_units": 10, "wall_s": 5, "total_cost_usd": None, "priced": True}), remote)[
+        "usd_per_1k"] == "not priced"                                    # a reply without a cost: never 0
+    r = cost_row(runs({"n_units": 10, "total_cost_usd": 0.02}), remote)
+    assert r["usd_per_1k"] == pytest.approx(2.0) and r["seconds_per_1k"] == "not measured"
+    r = cost_row(runs({"n_units": 2}, latency=[3.0, None]), JudgePricing(True, 3.6))
+    assert r["seconds_per_1k"] == "not measured" and r["usd_per_1k"] == "not priced"
+    r = cost_row(runs({"n_units": 2}, latency=[3.0, 9.0]), JudgePricing(True, 3.6))
+    assert r["seconds_per_1k"] == pytest.approx(6000) and r["usd_total"] == pytest.approx(3.6 * 12 / 3600)
+    assert cost_row(runs({"n_units": 2, "wall_s": 4}), JudgePricing(True))["usd_per_1k"] == "not priced"
+    emb = JudgeSettings.from_config("e", {"embedded": "qwen2.5-coder-0.5b-instruct", "model": "m",
+                                          "price_per_hour": 2.0})
+    assert JudgePricing.of(emb) == JudgePricing(True, 2.0) and emb.local_cost(1800) == pytest.approx(1.0)
+    vllm = JudgeSettings.from_config("v", {"base_url": "http://127.0.0.1:8000/v1", "model": "m"})
+    api = JudgeSettings.from_config("a", {"base_url": "https://api.example/v1", "model": "m",
+                                          "price_input_per_1k": 0.001, "price_output_per_1k": 0.002})
+    assert JudgePricing.of(vllm).local and not JudgePricing.of(api).local
+
+
+def test_shuffling_newsrooms_anonymous_slots_changes_no_number(tmp_path, prepared):
+    """Newsroom's three rating slots per summary have no identity: permuting them within every
+    summary changes no number anywhere (no leave-one-out row by slot, the gate reads the mean)."""
+    data = prepared("newsroom")
+    dims = BUILTIN["newsroom"].dimensions
+    rng = np.random.default_rng(2)
+    shuffled = data.copy()
+    for i in range(len(data)):
+        p = rng.permutation(3)
+        for d in dims:
+            shuffled.loc[i, [f"{d}_r{k}" for k in range(3)]] = data.loc[i, [f"{d}_r{k}" for k in p]].to_numpy()
+    assert not shuffled.equals(data)
+    judge = judge_frame(data, {d: np.clip(np.round(data[d].to_numpy()), 1, 5) for d in dims})
+    cells = table_cells(BUILTIN["newsroom"], "j", 0.5, len(data))
+    a = run(tmp_path / "a", {"newsroom": data}, {("j", "newsroom"): judge}, cells)
+    b = run(tmp_path / "b", {"newsroom": shuffled}, {("j", "newsroom"): judge}, cells)
+    for k in a:
+        pd.testing.assert_frame_equal(a[k], b[k], check_like=True)
+    assert a["cells"].loc[a["cells"]["kind"] == "human", "note"].str.startswith("anonymous rating slots").all()
+
+
+def test_realsumm_voter_row_is_the_exchangeable_rule_by_hand(tmp_path):
+    """Two SCUs with 2 of 3 and 3 of 3 yes votes. A random left-out voter: on the first, a yes voter
+    (p 2/3) leaves a 1-1 tie (out), a no voter (p 1/3) faces a yes majority (wrong); on the second
+    every voter is right. Humans: (0 + 1) / (1/3 + 1) = .75; a judge answering yes: 1.0."""
+    data = pd.DataFrame({"unit_id": ["d0/A", "d1/A"], "doc_id": ["d0", "d1"], "system": "A",
+                         "scu_labels": [[True], [True]], "scu_votes_present": [[2], [3]], "scu_n_votes": [[3], [3]]})
+    out = run(tmp_path, {"realsumm": data}, {("j", "realsumm"): judge_frame(data, {"scu_labels": [[True], [True]]})},
+              table_cells(BUILTIN["realsumm"], "j", 1.0, 2))
+    c = out["cells"].set_index("row")
+    assert c.loc["REALSumm voter (LOO, exchangeable)", "value"] == pytest.approx(0.75)
+    assert c.loc["j", "loo_value"] == pytest.approx(1.0)
 
 
 def test_tldr_both_orders_in_the_cell(tmp_path):
     """A TLDR judge asked in both orders: flip rate and the three accuracies in its cell."""
+    from sumjudge.judge.targets import SWAPPED
+    from sumjudge.leaderboard.render import page as render
+
     data = pd.DataFrame({"unit_id": ["p0/0", "p0/1", "p1/0", "p1/1"], "post_id": ["p0", "p0", "p1", "p1"],
                          "summary_0": list("abcd"), "summary_1": list("efgh"), "choice": [0, 1, 0, 1]})
-    dp = tmp_path / "data" / "tldr.parquet"
-    dp.parent.mkdir(parents=True)
-    data.to_parquet(dp)
-    paths = []
-    for variant, choice in (("base", [0, 1, 1, 1]), ("base_swapped", [1, 1, 1, 0])):
-        d = tmp_path / "judge" / "j" / "tldr"
-        d.mkdir(parents=True, exist_ok=True)
-        pd.DataFrame({"unit_id": data["unit_id"], "sample": 0, "status": "ok", "choice": choice}).to_parquet(
-            d / f"{variant}.parquet")
-        paths.append(str(d / f"{variant}.parquet"))
-    t = tmp_path / "table3.csv"
-    pd.DataFrame([{"table": "Table 3", "dataset": "TLDR", "dimension": "pairwise", "level": "accuracy", "row": "j",
-                   "kind": "judge", "value": 0.75, "ci_low": 0.5, "ci_high": 1.0, "n": 4,
-                   "near_constant": False}]).to_csv(t, index=False)
-    out = build([str(t)], {"tldr": str(dp)}, paths, {"j": {"embedded": "x"}}, {"seed": 0, "permutation": "documents"})
+    judges = {("j", "tldr"): judge_frame(data, {"choice": [0, 1, 1, 1]}),
+              ("j", "tldr", "base" + SWAPPED): judge_frame(data, {"choice": [1, 1, 1, 0]})}
+    out = run(tmp_path, {"tldr": data}, judges, table_cells(BUILTIN["tldr"], "j", 0.75, 4))
     c = out["cells"]
-    r = c[(c["row"] == "j")].iloc[0]
+    r = c[c["row"] == "j"].iloc[0]
     # swapped picks as original index: 0 0 0 1; original 0 1 1 1 -> agree on pairs 0 and 3: flip .5
     assert r["flip_rate"] == pytest.approx(0.5) and r["flip_flag"]
     assert r["acc_original"] == pytest.approx(0.75)          # 0=0, 1=1, 1!=0, 1=1
@@ -151,7 +326,7 @@ def test_tldr_both_orders_in_the_cell(tmp_path):
     assert r["acc_agreement_only"] == pytest.approx(1.0) and r["n_conflicts"] == 2
     human = c[c["kind"] == "human"].iloc[0]
     assert "one label per unit" in human["note"]
-    assert "flip 50% (flagged &gt; 10%)" in page(c, out["summary"], out["pairs"])
+    assert "flip 50% (flagged &gt; 10%)" in render(c, out["summary"], out["pairs"])
 
 
 def test_tldr_longer_preference_for_the_judge_and_the_humans(tmp_path):
@@ -161,16 +336,11 @@ def test_tldr_longer_preference_for_the_judge_and_the_humans(tmp_path):
                          "summary_1": ["a b", "a b c d e f", "a b c", "a b c d e"],
                          "choice": [1, 1, 0, 0]})
     # lengths 6/2, 2/6, 3/3, 4/5: pairs 0 and 1 differ by more than 20 %, 2 not, 3 by 25 %
-    dp = tmp_path / "tldr.parquet"
-    data.to_parquet(dp)
-    d = tmp_path / "judge" / "j" / "tldr"
-    d.mkdir(parents=True)
-    pd.DataFrame({"unit_id": data["unit_id"], "sample": 0, "status": ["ok", "ok", "ok", "invalid"],
-                  "choice": [0, 1, 1, 1]}).to_parquet(d / "base.parquet")
-    out = build([], {"tldr": str(dp)}, [str(d / "base.parquet")], {"j": {}}, {"seed": 0, "permutation": "documents"},
-                longer_margin=0.2)
+    judge = judge_frame(data, {"choice": [0, 1, 1, 1]}, status=["ok", "ok", "ok", "invalid"])
+    out = run(tmp_path, {"tldr": data}, {("j", "tldr"): judge})
     c = out["cells"].set_index("row")
     # judge: pairs 0, 1 qualify (3 is invalid); longer = 0, 1; picked 0, 1 -> 2 of 2
     assert c.loc["j", "length_bias"] == pytest.approx(1.0) and c.loc["j", "length_bias_n"] == 2
     # humans: pairs 0, 1, 3 qualify; longer = 0, 1, 1; chose 1, 1, 0 -> 1 of 3
     assert c.loc["TLDR humans", "length_bias"] == pytest.approx(1 / 3) and c.loc["TLDR humans", "length_bias_n"] == 3
+    assert c.loc["j", "reason"] == "parse rate 0.750 (3 of 4 units) under 0.95"

@@ -27,28 +27,27 @@ def test_two_stage_bootstrap_draws_the_samples_too():
 
 
 def test_leaderboard_cell_of_a_repeated_judge(tmp_path):
+    """Two samples per unit: the sample variance by hand, and one aggregate per unit (the
+    majority of its valid samples) feeds the leave-one-out value."""
     import pandas as pd
 
-    from sumjudge.tables.leaderboard import build
-    data = pd.DataFrame({"unit_id": ["0/0", "0/1", "1/0"], "doc_id": [0, 0, 1], "sentence_idx": [0, 1, 0],
-                         "votes": [[1, 1, 0], [0, 0, 1], [1, 1, 1]], "label": [1, 0, 1]})
-    dp = tmp_path / "data" / "qags_cnn.parquet"
-    dp.parent.mkdir(parents=True)
-    data.to_parquet(dp)
-    d = tmp_path / "judge" / "j" / "qags_cnn"
-    d.mkdir(parents=True)
-    pd.DataFrame({"unit_id": ["0/0", "0/1", "1/0"] * 2, "sample": [0, 0, 0, 1, 1, 1], "status": "ok",
-                  "label": [1, 0, 1, 1, 1, 1]}).to_parquet(d / "base.parquet")
-    t = tmp_path / "table5.csv"
-    pd.DataFrame([{"table": "Table 5", "dataset": "QAGS_CNN", "dimension": "factuality", "level": "accuracy",
-                   "row": "j", "kind": "judge", "value": 0.833, "ci_low": 0.5, "ci_high": 1.0, "n": 3,
-                   "near_constant": False}]).to_csv(t, index=False)
-    out = build([str(t)], {"qags_cnn": str(dp)}, [str(d / "base.parquet")], {}, {"seed": 0})
-    cells = out["cells"]
-    r = cells[cells["kind"] == "judge"].iloc[0]
-    # per unit labels (1, 1), (0, 1), (1, 1): variances 0, 1/2, 0 -> 1/6
+    from sumjudge.datasets import BUILTIN
+    from support.board import run, table_cells
+    data = pd.DataFrame({"unit_id": ["0/0", "0/1", "1/0"], "doc_id": ["0", "0", "1"], "sentence_idx": [0, 1, 0],
+                         "votes": [[1, 1, 0], [0, 0, 1], [1, 1, 1]], "workers": [["a", "b", "c"]] * 3,
+                         "label": [1, 0, 1]})
+    judge = pd.DataFrame({"unit_id": ["0/0", "0/1", "1/0"] * 2, "sample": [0, 0, 0, 1, 1, 1], "status": "ok",
+                          "label": [1, 0, 1, 1, 0, 0]})
+    out = run(tmp_path, {"qags_cnn": data}, {("j", "qags_cnn"): judge},
+              table_cells(BUILTIN["qags_cnn"], "j", 0.833, 3), config={"leaderboard": {"alt_test": {"min_instances": 2}}})
+    r = out["cells"].set_index("row").loc["j"]
+    # per unit labels (1, 1), (0, 0), (1, 0): variances 0, 0, 1/2 -> 1/6
     assert r["n_samples"] == 2 and r["sample_variance"] == pytest.approx(1 / 6)
-    assert r["interval"].startswith("two-stage") and 0 <= r["ci_low"] <= r["ci_high"] <= 1
+    assert r["interval"] == "cluster bootstrap over documents of the per-unit aggregate"
+    assert r["ci_low"] <= r["ci_high"] and r["n_invalid"] == 0
+    # aggregate per unit: 1, 0 and (1, 0) -> 1. Split a (others b, c: tie, tie, 1) and split b (a, c: tie,
+    # tie, 1) score unit 2 only, right; split c (a, b: 1, 0, 1) all three, right: mean 1.0
+    assert r["loo_value"] == pytest.approx(np.mean([1.0, 1.0, 1.0]))
 
 
 def test_two_stage_correlation_keeps_both_sources_of_noise():
@@ -71,25 +70,34 @@ def test_two_stage_correlation_keeps_both_sources_of_noise():
     assert one["dataset"].low == pytest.approx(1.0) and one["sample"].high == pytest.approx(1.0)
 
 
-def test_a_repeated_likert_judge_gets_two_stage_intervals_at_every_level(tmp_path):
+def test_a_repeated_likert_judge_gets_intervals_at_every_level(tmp_path):
     import pandas as pd
 
-    from sumjudge.tables.leaderboard import build
+    from support.board import run
     rng = np.random.default_rng(3)
     docs, systems = [f"d{i}" for i in range(6)], ["A", "B", "C", "D"]
     dims = ("coherence", "fluency", "informativeness", "relevance")
-    data = pd.DataFrame([{"unit_id": f"{d}/{s}", "doc_id": d, "system": s, "summary": "x " * (k + 1),
-                          **{m: float(rng.integers(1, 6)) for m in dims}} for d in docs for k, s in enumerate(systems)])
-    dp = tmp_path / "newsroom.parquet"
-    data.to_parquet(dp)
-    d = tmp_path / "judge" / "j" / "newsroom"
-    d.mkdir(parents=True)
-    rows = [{"unit_id": r.unit_id, "sample": k, "status": "ok",
-             **{m: float(getattr(r, m) + rng.integers(-1, 2)) for m in dims}} for k in range(3) for r in data.itertuples()]
-    pd.DataFrame(rows).to_parquet(d / "base.parquet")
-    out = build([], {"newsroom": str(dp)}, [str(d / "base.parquet")], {}, {"seed": 0, "bootstrap_resamples": 200})
+    rows = []
+    for d in docs:
+        for k, s in enumerate(systems):
+            slots = {f"{m}_r{i}": float(rng.integers(1, 6)) for m in dims for i in range(3)}
+            rows.append({"unit_id": f"{d}/{s}", "doc_id": d, "system": s, "summary": "x " * (k + 1), **slots,
+                         **{m: np.mean([slots[f"{m}_r{i}"] for i in range(3)]) for m in dims}})
+    data = pd.DataFrame(rows)
+    replies = pd.DataFrame([{"unit_id": r.unit_id, "sample": k, "status": "ok",
+                             **{m: float(getattr(r, m) + rng.integers(-1, 2)) for m in dims}}
+                            for k in range(3) for r in data.itertuples()])
+    out = run(tmp_path, {"newsroom": data}, {("j", "newsroom"): replies})
     c = out["cells"]
     judge = c[(c["kind"] == "judge") & (c["dimension"] == "fluency")]
     assert set(judge["level"]) == {"sample", "system", "dataset"}
-    assert (judge["n_samples"] == 3).all() and judge["interval"].str.startswith("two-stage").all()
+    assert (judge["n_samples"] == 3).all() and judge["interval"].str.startswith("cluster bootstrap").all()
     assert (judge["ci_low"] <= judge["ci_high"]).all() and judge["ci_low"].notna().all()
+    # the aggregate's own dataset-level Spearman (mean of the three samples per summary) lies in its interval
+    from scipy.stats import spearmanr
+    mean = replies.groupby("unit_id")["fluency"].mean().reindex(data["unit_id"])
+    rho = spearmanr(mean.to_numpy(), data["fluency"].to_numpy()).statistic
+    cell = judge.set_index("level").loc["dataset"]
+    assert cell["ci_low"] <= rho <= cell["ci_high"]
+    # Newsroom's raters are anonymous slots: no alt-test, and the cell says why
+    assert judge["alt_verdict"].str.startswith("not tested: anonymous annotators").all()

@@ -153,7 +153,7 @@ def score_files(scores, datasets: list[str]) -> dict[str, str]:
 def kept_output(path: str, score_files: dict, swapped: bool = False) -> bool:
     """Whether a judge output stays a target: an imported judge has only the base variant of
     the datasets its scores cover, and no swapped order (it sends nothing)."""
-    from sumjudge.tables.inputs import parse_judge_path
+    from ..io import parse_judge_path
 
     judge, dataset, variant = parse_judge_path(path.replace(".usage.json", ".parquet"))
     if judge not in score_files:

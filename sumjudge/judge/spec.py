@@ -255,6 +255,18 @@ class JudgeSettings:
         t = usage_tokens(usage)
         return self.token_cost(t["input"], t["output"], t["cached_input"], via)
 
+    def local_cost(self, wall_s: float | None) -> float | None:
+        """USD of ``wall_s`` seconds of a local judge's machine at ``price_per_hour`` (the
+        leaderboard's price of a judge on this machine); None when either is unknown."""
+        return local_cost(self.price_per_hour, wall_s)
+
+
+def local_cost(price_per_hour: float | None, wall_s: float | None) -> float | None:
+    """The one formula of a local judge's cost: its machine's hourly price times the time it ran."""
+    if price_per_hour is None or wall_s is None:
+        return None
+    return float(price_per_hour) * float(wall_s) / 3600
+
 
 _KEYS = [f.name for f in fields(JudgeSettings) if "send" in f.metadata]  # the config keys: not name, source
 _REQUEST_FIELDS = [f for f in fields(JudgeSettings) if f.metadata.get("send")]

@@ -120,38 +120,55 @@ class AnnotatorTest:
     p_value: float
     p_adjusted: float = float("nan")
     rejected: bool = False
+    n_invalid: int = 0   # units of this annotator the judge did not answer validly (losses under "loss")
 
     def as_dict(self) -> dict:
         return asdict(self)
 
 
+INVALID = ("drop", "loss")
+
+
 def annotator_tests(column: str, pred, labels, annotators: list[str] | None = None, score: str = "accuracy",
-                    epsilon: float = 0.1, min_instances: int = 30) -> tuple[list[AnnotatorTest], list[str]]:
+                    epsilon: float = 0.1, min_instances: int = 30, *, answered=None,
+                    invalid: str = "drop") -> tuple[list[AnnotatorTest], list[str]]:
     """The per-annotator tests of one column (unadjusted) and the annotators left out (too few units).
 
-    ``pred``: N judge labels (NaN = invalid; such a unit is left out for every annotator),
-    ``labels``: N x A annotator labels (NaN = not labelled). For ``rank``, pass ranks already
-    (:func:`within_group_ranks`)."""
+    ``pred``: N judge labels (NaN = no valid label), ``labels``: N x A annotator labels
+    (NaN = not labelled). For ``rank``, pass ranks already (:func:`within_group_ranks`).
+    ``answered``: N booleans, False where the judge was asked and gave no valid label
+    (default: every NaN label is a unit not asked); ``invalid``: ``drop`` leaves such a
+    unit out, ``loss`` counts it as a loss for the judge (module docstring)."""
     pred = np.asarray(pred, dtype=float)
     labels = np.asarray(labels, dtype=float)
     if labels.ndim != 2 or labels.shape[0] != pred.shape[0]:
         raise ValueError(f"labels must be N x A with N = {pred.shape[0]}, got {labels.shape}")
+    if invalid not in INVALID:
+        raise ValueError(f"alt-test invalid must be one of {INVALID}, not {invalid!r}")
+    bad = np.zeros(pred.shape, bool) if answered is None else ~np.asarray(answered, dtype=bool)
+    if bad.shape != pred.shape:
+        raise ValueError(f"answered must have one flag per unit ({pred.shape[0]}), got shape {bad.shape}")
+    bad = bad & np.isnan(pred)     # a valid label is valid whatever the mask says
     names = annotators or [str(a) for a in range(labels.shape[1])]
     tests, left_out = [], []
     for a, name in enumerate(names):
         others = np.delete(labels, a, axis=1)
         own = labels[:, a]
-        use = ~np.isnan(own) & ~np.isnan(pred) & (~np.isnan(others)).any(axis=1)
+        labelled = ~np.isnan(own) & (~np.isnan(others)).any(axis=1)
+        lost = labelled & bad
+        use = labelled & (~np.isnan(pred) | (lost if invalid == "loss" else False))
         n = int(use.sum())
         if n < max(2, min_instances):
             left_out.append(name)
             continue
         s_f = alignment(pred[use], others[use], score)
         s_h = alignment(own[use], others[use], score)
-        w_f = (s_f >= s_h).astype(float)
-        w_h = (s_h >= s_f).astype(float)
+        gone = lost[use]
+        w_f = np.where(gone, 0.0, (s_f >= s_h).astype(float))
+        w_h = np.where(gone, 1.0, (s_h >= s_f).astype(float))
         t, p = one_sided_t(w_h - w_f, epsilon)
-        tests.append(AnnotatorTest(column, name, n, float(w_f.mean()), float(w_h.mean()), t, p))
+        tests.append(AnnotatorTest(column, name, n, float(w_f.mean()), float(w_h.mean()), t, p,
+                                   n_invalid=int(lost.sum())))
     return tests, left_out
 
 
@@ -163,17 +180,20 @@ class ColumnVerdict:
     winning_rate: float    # share of tested annotators whose H0 was rejected
     advantage: float       # mean advantage probability of the judge
     passed: bool           # winning rate >= 0.5
+    n_invalid: int = 0     # units of the column the judge did not answer validly
+    reason: str = ""       # why there is no verdict (e.g. "not tested: near-constant ...")
 
     def as_dict(self) -> dict:
         return asdict(self)
 
 
-def judge_alt_test(tests: list[AnnotatorTest], left_out: dict[str, list[str]], q: float = 0.05
-                   ) -> tuple[list[AnnotatorTest], list[ColumnVerdict]]:
+def judge_alt_test(tests: list[AnnotatorTest], left_out: dict[str, list[str]], q: float = 0.05,
+                   n_invalid: dict[str, int] | None = None) -> tuple[list[AnnotatorTest], list[ColumnVerdict]]:
     """BY over all of one judge's annotator x column tests, then one verdict per column.
 
     ``left_out``: column -> annotators left out (a column with only left-out annotators
-    gets a verdict with NaN rates and ``passed=False``)."""
+    gets a verdict with NaN rates and ``passed=False``). ``n_invalid``: column -> units
+    the judge did not answer validly (default: the most over the column's annotator tests)."""
     adj = by_adjust([t.p_value for t in tests])
     done = [AnnotatorTest(**{**t.as_dict(), "p_adjusted": float(a), "rejected": bool(a <= q)})
             for t, a in zip(tests, adj)]
@@ -186,6 +206,15 @@ def judge_alt_test(tests: list[AnnotatorTest], left_out: dict[str, list[str]], q
             adv = float(np.mean([t.rho_judge for t in mine]))
         else:
             wr = adv = float("nan")
+        bad = (n_invalid or {}).get(col, max([t.n_invalid for t in mine], default=0))
         verdicts.append(ColumnVerdict(col, len(mine), len(left_out.get(col, [])), wr, adv,
-                                      bool(mine) and wr >= 0.5))
+                                      bool(mine) and wr >= 0.5, int(bad)))
     return done, verdicts
+
+
+def not_tested(column: str, reason: str, n_invalid: int = 0) -> ColumnVerdict:
+    """The verdict of a column where a gate keeps the judge out of the alt-test
+    (:func:`sumjudge.stats.gates.alt_test_allowed`): no rates, not passed, not counted
+    among the tested columns; ``reason`` starts "not tested: "."""
+    why = reason if reason.startswith("not tested") else f"not tested: {reason}"
+    return ColumnVerdict(column, 0, 0, float("nan"), float("nan"), False, int(n_invalid), why)

@@ -166,3 +166,195 @@ def votes_from_counts(n_yes, n_votes) -> np.ndarray:
     pos = np.arange(width)[None, :]
     out = np.where(pos < n_yes[:, None], 1.0, 0.0)
     return np.where(pos < n_votes[:, None], out, np.nan)
+
+
+# ---------------------------------------------------------------- anonymous votes, order-free
+
+LOO_TIES = ("drop", "half")
+LOO_INVALID = ("wrong", "drop")
+
+
+@dataclass(frozen=True)
+class LooExchangeable:
+    """The leave-one-out row of anonymous votes (:func:`loo_exchangeable`)."""
+
+    human: float                 # expected accuracy of a random left-out voter
+    judge: float                 # the judge against the same references (NaN without a judge)
+    human_same_units: float      # the human value on the judge's units (= human unless invalid="drop")
+    n_units: int                 # units with at least two votes (and, for the judge under "drop", an answer)
+    n_decisions: float           # expected decisions counted (left-out voters whose others did not tie)
+    n_tied: float                # expected decisions whose others tied (left out under "drop")
+    n_invalid: int = 0           # units with a judge but no valid answer
+
+
+def _branch_ref(others_yes: np.ndarray, others_n: np.ndarray) -> np.ndarray:
+    """Majority of the other voters: 1, 0, or NaN on a tie (or no other voter)."""
+    twice = 2 * others_yes
+    return np.where(others_n < 1, np.nan, np.where(twice > others_n, 1.0, np.where(twice < others_n, 0.0, np.nan)))
+
+
+def loo_exchangeable(n_yes, n_votes, judge_pred=None, tie: str = "drop", invalid: str = "wrong") -> LooExchangeable:
+    """Leave-one-out row of anonymous binary votes (REALSumm's SCU votes, any slots
+    without a person behind them), from the counts alone, so the order of the votes
+    never matters (docs/statistics.md, "Anonymous annotators").
+
+    On a unit with k yes of n votes, the left-out voter is drawn at random: a yes
+    voter with probability k/n (the others: k-1 yes of n-1), a no voter with (n-k)/n
+    (the others: k yes of n-1). The reference is the others' majority; a tie among
+    the others is left out (``tie="drop"``, as :func:`loo_labels`) or scores 1/2
+    (``half``). Human value = sum over units and branches of P(branch) x right /
+    sum of P(branch) over the counted branches. The judge's answer (1/0, NaN = no
+    valid answer) is scored against the same references with the same weights; an
+    invalid answer is wrong (``invalid="wrong"``: identical units) or leaves the unit
+    out for the judge and for ``human_same_units`` (``drop``)."""
+    if tie not in LOO_TIES:
+        raise ValueError(f"loo tie rule must be one of {LOO_TIES}, not {tie!r}")
+    if invalid not in LOO_INVALID:
+        raise ValueError(f"loo invalid rule must be one of {LOO_INVALID}, not {invalid!r}")
+    k = np.asarray(n_yes, dtype=float)
+    n = np.asarray(n_votes, dtype=float)
+    if k.shape != n.shape or k.ndim != 1 or (k < 0).any() or (k > n).any():
+        raise ValueError("n_yes and n_votes must be equal 1-d counts with 0 <= yes votes <= votes")
+    keep = n >= 2
+    k, n = k[keep], n[keep]
+    pred = None
+    if judge_pred is not None:
+        pred = np.asarray(judge_pred, dtype=float)
+        if pred.shape != keep.shape:
+            raise ValueError(f"judge_pred: {pred.size} answers for {keep.size} units")
+        pred = pred[keep]
+    # branch 1: a yes voter left out; branch 0: a no voter left out
+    branches = [(k / n, _branch_ref(k - 1, n - 1), 1.0), ((n - k) / n, _branch_ref(k, n - 1), 0.0)]
+    bad = np.isnan(pred) if pred is not None else np.zeros(k.shape, bool)
+    judged = ~bad if (pred is not None and invalid == "drop") else np.ones(k.shape, bool)
+    num_h = den = tied = num_j = num_hs = den_s = 0.0
+    for p, ref, own in branches:
+        is_tie = np.isnan(ref)
+        w = np.where(is_tie, 0.0 if tie == "drop" else p, p)
+        tied += float((p * is_tie).sum())
+        right_h = np.where(is_tie, 0.5, (ref == own).astype(float))
+        num_h += float((w * right_h).sum())
+        den += float(w.sum())
+        if pred is not None:
+            right_j = np.where(is_tie, np.where(bad, 0.0, 0.5), (pred == ref).astype(float))
+            num_j += float((w * right_j * judged).sum())
+            num_hs += float((w * right_h * judged).sum())
+            den_s += float((w * judged).sum())
+    human = num_h / den if den > 0 else float("nan")
+    if pred is None:
+        return LooExchangeable(human, float("nan"), human, int(k.size), den, tied)
+    judge = num_j / den_s if den_s > 0 else float("nan")
+    same = num_hs / den_s if den_s > 0 else float("nan")
+    return LooExchangeable(human, judge, same, int(judged.sum()), den_s, tied, int(bad.sum()))
+
+
+def counts_from_votes(votes) -> tuple[np.ndarray, np.ndarray]:
+    """(yes votes, votes) per unit of an ``N x K`` 0/1 vote array (NaN = no vote)."""
+    v = np.asarray(votes, dtype=float)
+    return np.nansum(v, axis=1).astype(int), (~np.isnan(v)).sum(axis=1).astype(int)
+
+
+# ---------------------------------------------------------------- one ruler: identical units
+
+
+@dataclass(frozen=True)
+class LooValue:
+    """One annotator's leave-one-out value(s) (by level; ``accuracy`` for labels) and its units."""
+
+    values: dict[str, float]
+    n: int
+
+
+@dataclass(frozen=True)
+class LooJudge:
+    """A judge against the leave-one-out references, split by split, on the units the
+    left-out annotator is scored on (see :func:`loo_column`)."""
+
+    values: dict[str, float]                 # mean over splits
+    humans: dict[str, float]                 # the annotators' mean over splits on the same units
+    n: list[int]                             # units per split
+    splits: dict[str, list[float]]           # per level, per split
+    n_invalid: int = 0                       # units (summed over splits) without a valid judge answer
+
+
+@dataclass(frozen=True)
+class LooColumn:
+    annotators: dict[str, LooValue]
+    judges: dict[str, LooJudge]
+
+
+def _mean(v: list[float]) -> float:
+    a = np.asarray(v, dtype=float)
+    return float(np.nanmean(a)) if np.isfinite(a).any() else float("nan")
+
+
+def loo_column(labels, judges: dict[str, np.ndarray] | None = None, kind: str = "labels",
+               names: list[str] | None = None, method: str = "spearman", undefined: str = "zero",
+               tie: float | None = None, ties: str = "exact", invalid: str = "wrong") -> LooColumn:
+    """Leave-one-out values of one column: each annotator against the others, and each
+    judge against the same references **on the same units** (docs/statistics.md,
+    "One ruler").
+
+    ``kind="likert"``: ``labels`` is ``A x D x S``, judges ``D x S``; reference = the
+    others' mean; the split's units are the cells the annotator and the reference have;
+    a judge's split drops its invalid cells, for the judge and for the annotator alike
+    (``humans`` is the annotators' value on those cells), since a correlation cannot
+    score a missing answer. ``kind="labels"``: ``labels`` is ``N x A``, judges ``N``;
+    reference = the others' majority (a tie among them leaves the unit out);
+    ``invalid="wrong"`` scores a judge's invalid answer as wrong, so judge and annotator
+    are on identical units; ``drop`` leaves it out of both. ``tie``/``ties`` as
+    :func:`loo_labels`."""
+    if kind not in ("likert", "labels"):
+        raise ValueError(f"loo kind must be 'likert' or 'labels', not {kind!r}")
+    if invalid not in LOO_INVALID:
+        raise ValueError(f"loo invalid rule must be one of {LOO_INVALID}, not {invalid!r}")
+    x = np.asarray(labels, dtype=float)
+    n_ann = x.shape[0] if kind == "likert" else (x.shape[1] if x.ndim == 2 else 0)
+    if (kind == "likert" and x.ndim != 3) or n_ann < 2:
+        want = "A x D x S" if kind == "likert" else "N x A"
+        raise ValueError(f"need a {want} array with A >= 2 annotators, got shape {x.shape}")
+    names = names or [str(a) for a in range(n_ann)]
+    judges = {j: np.asarray(p, dtype=float) for j, p in (judges or {}).items()}
+    unit_shape = x.shape[1:] if kind == "likert" else (x.shape[0],)
+    for j, p in judges.items():
+        if p.shape != unit_shape:
+            raise ValueError(f"judge {j!r}: answers of shape {p.shape} do not fit the column's units {unit_shape}")
+    keys = list(LEVELS) if kind == "likert" else ["accuracy"]
+    ann: dict[str, LooValue] = {}
+    acc = {j: {"v": {k: [] for k in keys}, "h": {k: [] for k in keys}, "n": [], "bad": 0} for j in judges}
+    for a, name in enumerate(names):
+        own, ref, base = _split(x, a, kind, tie, ties)
+        ann[name] = LooValue(_score_split(own, ref, base, kind, method, undefined, tie, ties), int(base.sum()))
+        for j, p in judges.items():
+            bad = base & np.isnan(p)
+            units = base & ~bad if (kind == "likert" or invalid == "drop") else base
+            pj = np.where(bad & (units), np.inf, p)  # "wrong": an invalid answer never equals the reference
+            vj = _score_split(pj, ref, units, kind, method, undefined, tie, ties)
+            vh = _score_split(own, ref, units, kind, method, undefined, tie, ties)
+            for k in keys:
+                acc[j]["v"][k].append(vj[k])
+                acc[j]["h"][k].append(vh[k])
+            acc[j]["n"].append(int(units.sum()))
+            acc[j]["bad"] += int(bad.sum())
+    out = {j: LooJudge({k: _mean(d["v"][k]) for k in keys}, {k: _mean(d["h"][k]) for k in keys}, d["n"],
+                       d["v"], d["bad"]) for j, d in acc.items()}
+    return LooColumn(ann, out)
+
+
+def _split(x: np.ndarray, a: int, kind: str, tie, ties: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(own labels, reference, units scored) of split ``a``."""
+    if kind == "likert":
+        own, ref = x[a], others_mean(x, a)
+        return own, ref, ~np.isnan(own) & ~np.isnan(ref)
+    own, ref = x[:, a], majority(np.delete(x, a, axis=1))
+    base = ~np.isnan(own) & ~np.isnan(ref)
+    if tie is not None and ties == "decided":
+        base &= ref != tie
+    return own, ref, base
+
+
+def _score_split(pred, ref, units, kind, method, undefined, tie, ties) -> dict[str, float]:
+    if kind == "likert":
+        res = levels_stack(np.where(units, pred, np.nan), np.where(units, ref, np.nan), method, undefined)
+        return {lv: float(res[lv]) for lv in LEVELS}
+    return {"accuracy": _score(pred, ref, units, tie, ties)}

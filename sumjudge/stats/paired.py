@@ -11,9 +11,11 @@ judge pairs of a column, and rank groups (definitions: docs/statistics.md,
 - Correlation columns: :func:`sumjudge.stats.permutation.paired_correlation_test`
   with the scheme of ``tables.permutation`` (documents by default).
 - :func:`pair_family`: Holm (or the configured correction) over all judge pairs of one column.
-- :func:`rank_groups`: the judges not significantly worse than the column's best
-  share rank 1; among the rest, those not significantly worse than the best of
-  them share rank 2; and so on.
+- :func:`rank_groups` (deprecated: it can rank a judge above one with a higher
+  value, and reads a NaN p as "not significant"; use
+  :func:`sumjudge.stats.ranks.rank_judges`): the judges not significantly worse
+  than the column's best share rank 1; among the rest, those not significantly
+  worse than the best of them share rank 2; and so on.
 """
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ import itertools
 import numpy as np
 
 from .correction import adjust
-from .permutation import PermutationResult, p_from_null, swap_patterns
+from .permutation import PermutationResult, result_from_null, swap_patterns
 
 
 def cluster_paired_accuracy(correct_a, correct_b, clusters, n_resamples: int = 1000,
@@ -46,17 +48,38 @@ def cluster_paired_accuracy(correct_a, correct_b, clusters, n_resamples: int = 1
     observed = float(diff.sum() / n)
     masks, exact = swap_patterns(diff.size, n_resamples, seed)
     null = (np.where(masks, -1.0, 1.0) @ diff) / n   # a swap negates that cluster's differences
-    return PermutationResult(observed, p_from_null(observed, null, exact), masks.shape[0], exact, n)
+    return result_from_null(observed, null, exact, masks.shape[0], n)
 
 
-def pair_family(names: list[str], test, correction: str = "holm") -> list[dict]:
+def pair_family(names: list[str], test, correction: str = "holm", one_sided: bool = True) -> list[dict]:
     """Every unordered pair of ``names`` tested by ``test(a, b) -> PermutationResult``,
-    p-values adjusted over the family of the column's pairs."""
+    p-values adjusted over the family of the column's pairs.
+
+    Keys: ``a``, ``b``, ``delta`` (A minus B), ``p_value`` (two-sided), ``p_adjusted``
+    (two-sided, adjusted over the m pairs), ``n_units``, ``exact``; with ``one_sided``
+    also ``better`` (the judge with the higher delta, None when delta is 0 or NaN),
+    ``p_one_sided`` (H1: ``better`` is better; NaN without a ``better``) and
+    ``p_one_sided_adjusted``: adjusted over the 2m directional hypotheses of the column
+    (each pair in both directions), so that picking the direction from the data does
+    not double the error rate (docs/statistics.md, "Ranks with ties")."""
     pairs = list(itertools.combinations(names, 2))
     results = [test(a, b) for a, b in pairs]
     adj = adjust([r.p_value for r in results], correction) if results else []
-    return [{"a": a, "b": b, "delta": r.statistic, "p_value": r.p_value, "p_adjusted": float(p),
+    rows = [{"a": a, "b": b, "delta": r.statistic, "p_value": r.p_value, "p_adjusted": float(p),
              "n_units": r.n_units, "exact": r.exact} for (a, b), r, p in zip(pairs, results, adj)]
+    if not one_sided:
+        return rows
+    m = len(results)
+    directional = adjust([r.p_greater for r in results] + [r.p_less for r in results], correction) if m else []
+    for i, (row, r) in enumerate(zip(rows, results)):
+        d = r.statistic
+        if np.isnan(d) or d == 0:
+            row.update(better=None, p_one_sided=float("nan"), p_one_sided_adjusted=float("nan"))
+        elif d > 0:
+            row.update(better=row["a"], p_one_sided=float(r.p_greater), p_one_sided_adjusted=float(directional[i]))
+        else:
+            row.update(better=row["b"], p_one_sided=float(r.p_less), p_one_sided_adjusted=float(directional[m + i]))
+    return rows
 
 
 def rank_groups(values: dict[str, float], pairs: list[dict], alpha: float = 0.05) -> dict[str, int]:

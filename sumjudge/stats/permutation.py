@@ -45,6 +45,8 @@ class PermutationResult:
     n_permutations: int
     exact: bool
     n_units: int       # units (cells, decisions) that entered the paired comparison
+    p_greater: float = float("nan")  # one-sided, H1: A better than B (statistic > 0)
+    p_less: float = float("nan")     # one-sided, H1: B better than A (statistic < 0)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -74,6 +76,33 @@ def p_from_null(observed: float, null: np.ndarray, exact: bool) -> float:
     return extreme / null.size if exact else (1 + extreme) / (1 + null.size)
 
 
+def one_sided_from_null(observed: float, null: np.ndarray, exact: bool) -> tuple[float, float]:
+    """(p_greater, p_less): one-sided p-values of ``observed`` against the same ``null``.
+
+    p_greater counts the patterns with a difference at least as large as observed
+    (H1: A better), p_less those at most as large (H1: B better); equal within 1e-12
+    counts, so identical rows give 1 and 1."""
+    if np.isnan(observed):
+        return float("nan"), float("nan")
+    null = np.asarray(null, dtype=float)
+    null = null[~np.isnan(null)]
+    if null.size == 0:
+        return float("nan"), float("nan")
+    tol = _TOL * max(1.0, abs(observed))
+    hi = int((null >= observed - tol).sum())
+    lo = int((null <= observed + tol).sum())
+    if exact:
+        return hi / null.size, lo / null.size
+    return (1 + hi) / (1 + null.size), (1 + lo) / (1 + null.size)
+
+
+def result_from_null(observed: float, null: np.ndarray, exact: bool, n_permutations: int,
+                     n_units: int) -> "PermutationResult":
+    """A :class:`PermutationResult` with the two-sided and both one-sided p-values."""
+    g, le = one_sided_from_null(observed, null, exact)
+    return PermutationResult(observed, p_from_null(observed, null, exact), n_permutations, exact, n_units, g, le)
+
+
 def paired_permutation_test(a, b, statistic: Callable[[np.ndarray, np.ndarray], dict[str, np.ndarray]],
                             n_resamples: int = 1000, seed: int = 0) -> dict[str, PermutationResult]:
     """Generic paired test over the ``n`` units of 1-d arrays ``a`` and ``b``.
@@ -87,8 +116,7 @@ def paired_permutation_test(a, b, statistic: Callable[[np.ndarray, np.ndarray], 
     observed = {k: float(np.asarray(v).reshape(-1)[0]) for k, v in statistic(a[None], b[None]).items()}
     masks, exact = swap_patterns(a.size, n_resamples, seed)
     nulls = null_distributions(statistic, a, b, masks, list(observed))
-    return {k: PermutationResult(obs, p_from_null(obs, nulls[k], exact), masks.shape[0], exact, a.size)
-            for k, obs in observed.items()}
+    return {k: result_from_null(obs, nulls[k], exact, masks.shape[0], a.size) for k, obs in observed.items()}
 
 
 def null_distributions(statistic: Callable, a: np.ndarray, b: np.ndarray, masks: np.ndarray,
@@ -119,6 +147,15 @@ def sign_test_p(n_plus: int, n_minus: int) -> float:
     return float(min(1.0, _st.binom.cdf(lo, m, 0.5) + _st.binom.sf(hi - 1, m, 0.5)))
 
 
+def sign_test_one_sided(n_plus: int, n_minus: int) -> tuple[float, float]:
+    """(p_greater, p_less) of the exact sign test: P(K >= n_plus) and P(K <= n_plus),
+    K ~ Binomial(n_plus + n_minus, 1/2); 1 and 1 with no discordant unit."""
+    m = n_plus + n_minus
+    if m == 0:
+        return 1.0, 1.0
+    return float(_st.binom.sf(n_plus - 1, m, 0.5)), float(_st.binom.cdf(n_plus, m, 0.5))
+
+
 def paired_accuracy_test(correct_a, correct_b, n_resamples: int = 1000, seed: int = 0) -> PermutationResult:
     """Paired test of two rows' accuracy over the same decisions.
 
@@ -138,11 +175,11 @@ def paired_accuracy_test(correct_a, correct_b, n_resamples: int = 1000, seed: in
     if np.isin(d, (-1.0, 0.0, 1.0)).all():
         n_plus, n_minus = int((d > 0).sum()), int((d < 0).sum())
         return PermutationResult(observed, sign_test_p(n_plus, n_minus), 2 ** min(n_plus + n_minus, 62),
-                                 True, a.size)
+                                 True, a.size, *sign_test_one_sided(n_plus, n_minus))
     nonzero = d[d != 0]
     res = paired_permutation_test(nonzero, np.zeros_like(nonzero),
                                   lambda x, y: {"d": (x - y).sum(axis=1) / a.size}, n_resamples, seed)["d"]
-    return PermutationResult(observed, res.p_value, res.n_permutations, res.exact, a.size)
+    return PermutationResult(observed, res.p_value, res.n_permutations, res.exact, a.size, res.p_greater, res.p_less)
 
 
 def standardize(x: np.ndarray) -> np.ndarray:
@@ -245,5 +282,5 @@ def paired_correlation_test(x, z, y, n_resamples: int = 1000, seed: int = 0, met
         nulls = null_distributions(statistic, a, b, masks, levels)
         for lv in levels:
             obs = float(np.asarray(observed[lv]).reshape(-1)[0])
-            out[lv] = PermutationResult(obs, p_from_null(obs, nulls[lv], exact), masks.shape[0], exact, a.size)
+            out[lv] = result_from_null(obs, nulls[lv], exact, masks.shape[0], a.size)
     return {lv: out[lv] for lv in LEVELS}

@@ -24,23 +24,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..io import read_meta
+from ..io import JUDGE_PATH, parse_judge_path, read_meta  # noqa: F401  (re-exported)
 from .errors import TablesInputError, read_parquet
 
 log = logging.getLogger(__name__)
 
-JUDGE_PATH = re.compile(r"(?:^|/)judge/(?P<judge>[^/]+)/(?P<dataset>[^/]+)/(?P<variant>[^/]+)\.parquet$")
 METRIC_PATH = re.compile(r"(?:^|/)metrics/(?P<family>[^/]+)/(?P<dataset>[^/]+)\.parquet$")
 
 # the judge stage's column names, with the alternatives accepted
 SAMPLE_COLUMNS = ("sample", "sample_index", "sample_idx", "repeat")
 REPLY_COLUMNS = ("reply", "raw_reply", "raw", "response", "content")
 STATUSES = ("ok", "invalid", "api_error")
-
-
-def parse_judge_path(path: str | Path) -> tuple[str, str, str] | None:
-    m = JUDGE_PATH.search(str(path).replace("\\", "/"))
-    return (m["judge"], m["dataset"], m["variant"]) if m else None
 
 
 def parse_metric_path(path: str | Path) -> tuple[str, str] | None:
@@ -147,7 +141,8 @@ def load_judge_run(path: str | Path, labels: tuple[str, ...] | str, repeats: int
                         for lst, good in zip(df[col], ok)]
         else:
             out[col] = pd.to_numeric(df[col], errors="coerce").astype("float64").where(ok)
-    for col in ("model", "resolved_model", "response_model", "model_id", "prompt_hash", "system_fingerprint"):
+    for col in ("model", "resolved_model", "response_model", "model_id", "prompt_hash", "system_fingerprint",
+                "latency_s"):
         if col in df:
             out[col] = df[col]
     if out.duplicated(["unit_id", "sample"]).any():

@@ -8,6 +8,8 @@ import os as _os
 import shlex as _shlex
 import sys as _sys
 
+from sumjudge.leaderboard.settings import LeaderboardSettings
+from sumjudge.leaderboard.summary import JudgePricing
 from sumjudge.tables.caveats import table_context
 from sumjudge.tables.settings import TableSettings
 from sumjudge.tables.workflow import (
@@ -284,16 +286,18 @@ LEADERBOARD_DIR = f"{RESULTS}/leaderboard"
 LEADERBOARD_OUTPUTS = [f"{LEADERBOARD_DIR}/leaderboard.{ext}" for ext in ("csv", "tex", "html")] + [
     f"{LEADERBOARD_DIR}/frontier.svg", f"{LEADERBOARD_DIR}/frontier.png"] if JUDGE_RUN else []
 TABLE_OUTPUTS += LEADERBOARD_OUTPUTS
-_LB_DATASETS = [d for d in ALL_DATASETS if d in DATASETS]
+_LB_DATASETS = ALL_DATASETS  # every dataset of the run brings its columns: the paper's, beyond it, a user's
+LEADERBOARD_SETTINGS = LeaderboardSettings.from_config(config)
 
 
 rule leaderboard:
-    """Judges and leave-one-out human annotators per paper column: value, n, interval, rank group,
-    validity gates, the alt-test, cost and time (docs/statistics.md, "The judge leaderboard")."""
+    """Judges and leave-one-out human annotators per column of every dataset of the run: gates,
+    ranks, the alt-test, cost and time (docs/statistics.md, "The judge leaderboard")."""
     input:
-        tables=CHART_CSVS,
+        tables=CHART_CSVS + CUSTOM_CSVS,
         data=[dataset_table(d) for d in _LB_DATASETS],
-        judges=judge_files(JUDGE_OUTPUTS, _LB_DATASETS, ["base"]) + judge_files(SWAPPED_OUTPUTS),
+        judges=judge_files(JUDGE_OUTPUTS, _LB_DATASETS, question_variants(_LB_DATASETS, DATASET_SPECS))
+        + judge_files(SWAPPED_OUTPUTS),
     output:
         csv=report(f"{LEADERBOARD_DIR}/leaderboard.csv", caption="../report/overview.rst", category="Leaderboard",
                    labels={"what": "leaderboard", "format": "CSV"}),
@@ -310,16 +314,11 @@ rule leaderboard:
         "logs/tables/leaderboard.log",
     params:
         datasets=_LB_DATASETS,
-        # local or not and the prices, never the base_url (a server's port must not rebuild the leaderboard)
-        judges=lambda wc: {j: {"embedded": bool(JUDGES[j].embedded),
-                               "local_server": any(h in str(JUDGES[j].base_url or "")
-                                                   for h in ("localhost", "127.0.0.1")),
-                               "price_per_hour": JUDGES[j].price_per_hour,
-                               "price_input_per_1k": JUDGES[j].price_input_per_1k}
-                           for j in JUDGE_RUN} if isinstance(JUDGES, dict) else {},
-        settings=TABLE_SETTINGS,
-        alt_test=config.get("leaderboard", {}).get("alt_test", {}),
-        longer_margin=config.get("leaderboard", {}).get("longer_margin", 0.2),
+        specs={d: DATASET_SPECS[d] for d in _LB_DATASETS},
+        # local or not and the hourly price, never the base_url (a server's port must not rebuild the leaderboard)
+        pricing=lambda wc: {j: JudgePricing.of(JUDGES[j]) for j in JUDGE_RUN},
+        tables=TableSettings.from_config(config),
+        board=LEADERBOARD_SETTINGS,
     conda:
         "../../envs/tables.yaml"
     script:
