@@ -88,20 +88,20 @@ def test_loo_column_labels_judge_on_identical_units():
 def test_loo_column_likert_matches_loo_likert_and_masks_invalid_cells():
     ratings = np.array([[[1, 2, 3]], [[1, 3, 2]], [[2, 1, 3]]], dtype=float)
     judge = np.array([[3, 2, 1]], dtype=float)
-    col = loo_column(ratings, {"j": judge}, "likert")
+    col = loo_column(ratings, {"j": judge}, "scores")
     old = loo_likert(ratings, {"j": judge})
     assert [col.annotators[str(a)].values["sample"] for a in range(3)] == pytest.approx(old.annotators["sample"])
     assert col.judges["j"].values["sample"] == pytest.approx(old.judges["j"]["sample"])
     assert col.judges["j"].n == [3, 3, 3]
     # a judge equal to the left-out annotator's reference... here: a judge missing one cell
     judge2 = np.array([[NAN, 2, 1]])
-    j = loo_column(ratings, {"j": judge2}, "likert").judges["j"]
+    j = loo_column(ratings, {"j": judge2}, "scores").judges["j"]
     assert j.n == [2, 2, 2] and j.n_invalid == 3
     # on cells 1, 2 only. a=0: ref (2, 2.5); annotator (2, 3) -> 1, judge (2, 1) -> -1.
     # a=1: ref (1.5, 3); annotator (3, 2) -> -1, judge -> -1. a=2: ref (2.5, 2.5) constant: undefined -> 0 for both
     assert j.splits["sample"] == pytest.approx([-1.0, -1.0, 0.0])
     assert j.humans["sample"] == pytest.approx(0.0) and j.values["sample"] == pytest.approx(-2 / 3)
     with pytest.raises(ValueError, match="A >= 2"):
-        loo_column(np.ones((1, 2, 3)), kind="likert")
+        loo_column(np.ones((1, 2, 3)), kind="scores")
     with pytest.raises(ValueError, match="do not fit"):
-        loo_column(ratings, {"j": np.ones((2, 3))}, "likert")
+        loo_column(ratings, {"j": np.ones((2, 3))}, "scores")

@@ -295,7 +295,7 @@ def loo_column(labels, judges: dict[str, np.ndarray] | None = None, kind: str = 
     judge against the same references **on the same units** (docs/statistics.md,
     "One ruler").
 
-    ``kind="likert"``: ``labels`` is ``A x D x S``, judges ``D x S``; reference = the
+    ``kind="scores"``: ``labels`` is ``A x D x S``, judges ``D x S``; reference = the
     others' mean; the split's units are the cells the annotator and the reference have;
     a judge's split drops its invalid cells, for the judge and for the annotator alike
     (``humans`` is the annotators' value on those cells), since a correlation cannot
@@ -304,22 +304,22 @@ def loo_column(labels, judges: dict[str, np.ndarray] | None = None, kind: str = 
     ``invalid="wrong"`` scores a judge's invalid answer as wrong, so judge and annotator
     are on identical units; ``drop`` leaves it out of both. ``tie``/``ties`` as
     :func:`loo_labels`."""
-    if kind not in ("likert", "labels"):
-        raise ValueError(f"loo kind must be 'likert' or 'labels', not {kind!r}")
+    if kind not in ("scores", "labels"):
+        raise ValueError(f"loo kind must be 'scores' or 'labels', not {kind!r}")
     if invalid not in LOO_INVALID:
         raise ValueError(f"loo invalid rule must be one of {LOO_INVALID}, not {invalid!r}")
     x = np.asarray(labels, dtype=float)
-    n_ann = x.shape[0] if kind == "likert" else (x.shape[1] if x.ndim == 2 else 0)
-    if (kind == "likert" and x.ndim != 3) or n_ann < 2:
-        want = "A x D x S" if kind == "likert" else "N x A"
+    n_ann = x.shape[0] if kind == "scores" else (x.shape[1] if x.ndim == 2 else 0)
+    if (kind == "scores" and x.ndim != 3) or n_ann < 2:
+        want = "A x D x S" if kind == "scores" else "N x A"
         raise ValueError(f"need a {want} array with A >= 2 annotators, got shape {x.shape}")
     names = names or [str(a) for a in range(n_ann)]
     judges = {j: np.asarray(p, dtype=float) for j, p in (judges or {}).items()}
-    unit_shape = x.shape[1:] if kind == "likert" else (x.shape[0],)
+    unit_shape = x.shape[1:] if kind == "scores" else (x.shape[0],)
     for j, p in judges.items():
         if p.shape != unit_shape:
             raise ValueError(f"judge {j!r}: answers of shape {p.shape} do not fit the column's units {unit_shape}")
-    keys = list(LEVELS) if kind == "likert" else ["accuracy"]
+    keys = list(LEVELS) if kind == "scores" else ["accuracy"]
     ann: dict[str, LooValue] = {}
     acc = {j: {"v": {k: [] for k in keys}, "h": {k: [] for k in keys}, "n": [], "bad": 0} for j in judges}
     for a, name in enumerate(names):
@@ -327,7 +327,7 @@ def loo_column(labels, judges: dict[str, np.ndarray] | None = None, kind: str = 
         ann[name] = LooValue(_score_split(own, ref, base, kind, method, undefined, tie, ties), int(base.sum()))
         for j, p in judges.items():
             bad = base & np.isnan(p)
-            units = base & ~bad if (kind == "likert" or invalid == "drop") else base
+            units = base & ~bad if (kind == "scores" or invalid == "drop") else base
             pj = np.where(bad & (units), np.inf, p)  # "wrong": an invalid answer never equals the reference
             vj = _score_split(pj, ref, units, kind, method, undefined, tie, ties)
             vh = _score_split(own, ref, units, kind, method, undefined, tie, ties)
@@ -343,7 +343,7 @@ def loo_column(labels, judges: dict[str, np.ndarray] | None = None, kind: str = 
 
 def _split(x: np.ndarray, a: int, kind: str, tie, ties: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(own labels, reference, units scored) of split ``a``."""
-    if kind == "likert":
+    if kind == "scores":
         own, ref = x[a], others_mean(x, a)
         return own, ref, ~np.isnan(own) & ~np.isnan(ref)
     own, ref = x[:, a], majority(np.delete(x, a, axis=1))
@@ -354,7 +354,7 @@ def _split(x: np.ndarray, a: int, kind: str, tie, ties: str) -> tuple[np.ndarray
 
 
 def _score_split(pred, ref, units, kind, method, undefined, tie, ties) -> dict[str, float]:
-    if kind == "likert":
+    if kind == "scores":
         res = levels_stack(np.where(units, pred, np.nan), np.where(units, ref, np.nan), method, undefined)
         return {lv: float(res[lv]) for lv in LEVELS}
     return {"accuracy": _score(pred, ref, units, tie, ties)}
