@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..errors import UserError
 
-class TablesInputError(ValueError):
+
+class TablesInputError(UserError, ValueError):
     """Bad input to the tables stage: the message names the place and the fix."""
 
 
