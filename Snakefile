@@ -19,6 +19,12 @@ include: "workflow/rules/metrics.smk"
 include: "workflow/rules/judge.smk"
 include: "workflow/rules/tables.smk"
 
+# The preflight of a dry run (workflow/rules/common.smk, docs/metrics.md "Before any job"):
+# Snakemake runs no hook on `snakemake -n`, so it runs here, once every rule is defined
+# (and before the code digests below, which take seconds): the jobs `rule all` still needs.
+if workflow.output_settings.dryrun:
+    preflight(pending_jobs(DATA_OUTPUTS + METRIC_OUTPUTS + JUDGE_OUTPUTS + TABLE_OUTPUTS))
+
 # Rerun by content, not by file time (docs/sharing.md): every script rule gets a param
 # `code`, the sha256 of its script and of the sumjudge modules it imports; the default
 # profile (profiles/default) leaves Snakemake's mtime-based `code` trigger out.
@@ -28,9 +34,11 @@ from sumjudge.share.code import set_code_params
 set_code_params(workflow.rules, workflow.basedir)
 
 # On a cluster, downloads run on the head node (compute nodes often have no internet;
-# docs/cluster.md); every other rule is a job of its own.
+# docs/cluster.md), and so does the manifest (it records the head's command line, a param
+# computed where the Snakefile is parsed); every other rule is a job of its own.
 localrules:
     fetch,
+    manifest,
 
 
 rule all:
