@@ -32,6 +32,7 @@ from ..stats.matrix import likert_matrix
 from ..stats.paired import cluster_paired_accuracy, pair_family, rank_groups, separable
 from ..stats.permutation import level_schemes, paired_correlation_test
 from .chart import COLUMNS_28, column_label
+from .errors import read_parquet
 from .inputs import parse_judge_path
 
 PARSE_GATE = 0.95
@@ -214,7 +215,7 @@ def build(table_csvs: list[str], data_paths: dict[str, str], judge_paths: list[s
             swapped[(parsed[0], parsed[1])] = p
     judges = list(dict.fromkeys(j for j, _ in base))
     frames = {k: _judge_frame(p) for k, p in base.items()}
-    datas = {n: pd.read_parquet(p) for n, p in data_paths.items()}
+    datas = {n: read_parquet(p, "dataset table") for n, p in data_paths.items()}
     cells, pairs_out, alt_tests, alt_left = [], [], {j: [] for j in judges}, {j: {} for j in judges}
     other_tests, other_left = {j: [] for j in judges}, {j: {} for j in judges}  # Likert: the score not deciding
     other_score = next(x for x in LIKERT_SCORES if x != alt["likert_score"])
