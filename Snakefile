@@ -17,13 +17,16 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/metrics.smk"
 include: "workflow/rules/judge.smk"
-include: "workflow/rules/tables.smk"
 
 # The preflight of a dry run (workflow/rules/common.smk, docs/metrics.md "Before any job"):
-# Snakemake runs no hook on `snakemake -n`, so it runs here, once every rule is defined
-# (and before the code digests below, which take seconds): the jobs `rule all` still needs.
+# Snakemake runs no hook on `snakemake -n`, so it runs here, once every rule that has a need
+# is defined: the jobs `rule all` still needs. Before the tables stage (no need of its own;
+# it imports scipy) and the code digests below, which take seconds, so a stop is quick.
 if workflow.output_settings.dryrun:
-    preflight(pending_jobs(DATA_OUTPUTS + METRIC_OUTPUTS + JUDGE_OUTPUTS + TABLE_OUTPUTS))
+    preflight(pending_jobs(DATA_OUTPUTS + METRIC_OUTPUTS + JUDGE_OUTPUTS))
+
+
+include: "workflow/rules/tables.smk"
 
 # Rerun by content, not by file time (docs/sharing.md): every script rule gets a param
 # `code`, the sha256 of its script and of the sumjudge modules it imports; the default

@@ -69,8 +69,8 @@ def prepare_inputs(wc):
 # (sumjudge/preflight.py; docs/metrics.md, "Before any job"). It runs once, in the main
 # Snakemake process, through Snakemake's own `onstart` hook for a run (after the DAG is
 # built: exactly the jobs that will run) and, since Snakemake 9 runs no hook on a dry run,
-# at the end of parsing for `snakemake -n` (the Snakefile's last lines: the jobs `rule all`
-# still needs, by its missing files). Commands that build nothing (--unlock, --lint,
+# while the Snakefile is parsed for `snakemake -n` (once the rules with needs are defined:
+# the jobs `rule all` still needs, by its missing files). Commands that build nothing (--unlock, --lint,
 # --report, --summary, --list-rules, --dag, --touch, ...) reach neither. A missing need
 # stops the run with one numbered list, no job started. Switch: config `preflight`.
 from snakemake.logging import logger as _logger
