@@ -64,18 +64,19 @@ def prepare_inputs(wc):
     return {role: [raw(p) for p in paths] for role, paths in files.items()}
 
 
-
 # --- The preflight: every need of the jobs about to run, before the first one -------------
 # (sumjudge/preflight.py; docs/metrics.md, "Before any job"). It runs once, in the main
 # Snakemake process, through Snakemake's own `onstart` hook for a run (after the DAG is
 # built: exactly the jobs that will run) and, since Snakemake 9 runs no hook on a dry run,
 # while the Snakefile is parsed for `snakemake -n` (once the rules with needs are defined:
-# the jobs `rule all` still needs, by its missing files). Commands that build nothing (--unlock, --lint,
-# --report, --summary, --list-rules, --dag, --touch, ...) reach neither. A missing need
-# stops the run with one numbered list, no job started. Switch: config `preflight`.
+# the jobs `rule all` still needs, by its missing files). Commands that build nothing
+# (--unlock, --lint, --report, --summary, --list-rules, --dag, --touch, ...) reach
+# neither. A missing need stops the run with one numbered list, no job started. Switch:
+# config `preflight`.
+from types import SimpleNamespace
+
 from snakemake.logging import logger as _logger
 from snakemake.settings.types import DeploymentMethod as _DeploymentMethod
-from types import SimpleNamespace
 
 
 def preflight(jobs):
