@@ -5,7 +5,9 @@ a numbered list naming the Debian package and the config key; a run stops the sa
 through `onstart`; a command that builds nothing is not stopped."""
 from __future__ import annotations
 
+import os
 import re
+import resource
 import time
 from pathlib import Path
 
@@ -43,14 +45,16 @@ def assert_stopped_before_any_job(out, wd: Path) -> str:
 def test_a_dry_run_with_the_default_config_stops_in_seconds(tmp_path, no_xml_parser):
     wd = tmp_path / "wd"
     wd.mkdir()
-    start = time.monotonic()
+    before, start = resource.getrusage(resource.RUSAGE_CHILDREN), time.monotonic()
     out = harness.snakemake(wd, "-n", configfiles=[harness.CONFIG], config=[f"mirror={MIRROR}"], cwd=wd,
                             env=no_xml_parser, timeout=120)
-    seconds = time.monotonic() - start
-    print(f"\nsnakemake -n, default config, no XML::Parser: stopped in {seconds:.1f} s")
+    seconds, after = time.monotonic() - start, resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    print(f"\nsnakemake -n, default config, no XML::Parser: stopped in {seconds:.1f} s "
+          f"({cpu:.1f} s CPU; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
     terminal = assert_stopped_before_any_job(out, wd)
     assert "Job stats" not in terminal
-    assert seconds < 15, seconds
+    assert seconds < 15 and cpu < 10, (seconds, cpu)
 
 
 def test_a_run_stops_in_onstart_and_unlock_is_not_stopped(tmp_path, no_xml_parser):
