@@ -17,6 +17,15 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/metrics.smk"
 include: "workflow/rules/judge.smk"
+
+# The preflight of a dry run (workflow/rules/common.smk, docs/metrics.md "Before any job"):
+# Snakemake runs no hook on `snakemake -n`, so it runs here, once every rule that has a need
+# is defined: the jobs `rule all` still needs. Before the tables stage (no need of its own;
+# it imports scipy) and the code digests below, which take seconds, so a stop is quick.
+if workflow.output_settings.dryrun:
+    preflight(pending_jobs(DATA_OUTPUTS + METRIC_OUTPUTS + JUDGE_OUTPUTS))
+
+
 include: "workflow/rules/tables.smk"
 
 # Rerun by content, not by file time (docs/sharing.md): every script rule gets a param
@@ -28,9 +37,11 @@ from sumjudge.share.code import set_code_params
 set_code_params(workflow.rules, workflow.basedir)
 
 # On a cluster, downloads run on the head node (compute nodes often have no internet;
-# docs/cluster.md); every other rule is a job of its own.
+# docs/cluster.md), and so does the manifest (it records the head's command line, a param
+# computed where the Snakefile is parsed); every other rule is a job of its own.
 localrules:
     fetch,
+    manifest,
 
 
 rule all:

@@ -1,37 +1,41 @@
 """Send a rule script's logging and warnings to the rule's log file.
 
-``setup`` also installs the scripts' one handler for user-facing errors: an
-uncaught ``TablesInputError`` (or the config, dataset and data errors, which
-likewise name the key or file and the fix) is logged as one line and the script
-exits with status 1, without a Python traceback. Any other exception is a bug and
-keeps its traceback.
+``setup`` also installs the scripts' one handler for uncaught errors. A user-facing
+error (:class:`sumjudge.errors.UserError`: its message names the file, key or need and
+the fix) is logged as one line, to the terminal and to the rule's ``log:`` file, and
+the script exits with status 1, without a Python traceback. Any other exception is a
+bug: it is logged with its traceback, to both as well. ``SUMJUDGE_DEBUG=1`` in the
+environment keeps the traceback of a user-facing error too (docs/metrics.md, "When a
+job fails").
 """
 import logging
+import os
 import sys
 
+from sumjudge.errors import UserError  # imports nothing: adds no package to a rule's env (tests/test_envs.py)
 
-# Errors whose message already names the file, key or row and the fix. Matched by name,
-# not imported, so that this helper pulls no package into a rule's env (tests/test_envs.py).
-USER_ERRORS = {"TablesInputError",     # sumjudge/tables/errors.py
-               "ConfigError",          # sumjudge/config.py
-               "DatasetConfigError",   # sumjudge/datasets.py
-               "DataError"}            # sumjudge/data/readers.py
+DEBUG_ENV = "SUMJUDGE_DEBUG"
 
 
 def is_user_error(kind: type) -> bool:
-    return any(k.__module__.partition(".")[0] == "sumjudge" and k.__qualname__ in USER_ERRORS
-               for k in kind.__mro__)
+    return isinstance(kind, type) and issubclass(kind, UserError)
+
+
+def debug() -> bool:
+    return os.environ.get(DEBUG_ENV, "").strip().lower() not in ("", "0", "false", "no")
 
 
 def _excepthook(log: logging.Logger):
-    previous = sys.excepthook
-
     def hook(kind, value, tb):
-        if is_user_error(kind):
-            log.error("%s", value)
-            logging.shutdown()
-            sys.exit(1)  # raised inside the hook: the interpreter exits with this status
-        previous(kind, value, tb)
+        if issubclass(kind, (KeyboardInterrupt, SystemExit)):
+            sys.__excepthook__(kind, value, tb)
+            return
+        user = is_user_error(kind)
+        # one line: the message without the class name (it names the place and the fix)
+        text = " ".join(str(value).split("\n")) if user else f"{kind.__name__}: {value}"
+        log.error("%s", text, exc_info=(kind, value, tb) if not user or debug() else None)
+        logging.shutdown()
+        sys.exit(1)  # raised inside the hook: the interpreter exits with this status
     return hook
 
 

@@ -13,7 +13,8 @@ config = dict(snakemake.config)
 results = os.path.dirname(snakemake.output.manifest)
 manifest = build_manifest(config, os.path.dirname(snakemake.scriptdir), list(snakemake.input.prompts),
                           list(snakemake.input.judges), list(snakemake.input.metrics), list(snakemake.input.data),
-                          config.get("judges"), results_dir=results)
+                          config.get("judges"), results_dir=results,
+                          run=vars(snakemake.params.invocation))
 write_json(manifest, snakemake.output.manifest)
 write_text(prompt_texts(list(snakemake.input.prompts), manifest), snakemake.output.prompts)
 log.info("code %s; %d prompt templates; judges %s", manifest["code_version"], len(manifest["prompt_templates"]),

@@ -11,8 +11,10 @@ from typing import Any
 import jsonschema
 import yaml
 
+from .errors import UserError
 
-class ConfigError(ValueError):
+
+class ConfigError(UserError, ValueError):
     """The configuration does not match workflow/schemas/config.schema.yaml."""
 
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from typing import Any, Callable, Iterable, Mapping
 
+from .errors import UserError
 from .protocols import PROTOCOLS
 
 METRIC_FAMILIES = ("reference", "factuality")  # reference: ROUGE, BERTScore, MoverScore, BARTScore
@@ -36,7 +37,7 @@ RESERVED_TABLES = re.compile(r"^(table\d+|usage|replies|judge_vs_best|judge_beha
                              r"published_vs_reproduced|cost_estimate)$")
 
 
-class DatasetConfigError(ValueError):
+class DatasetConfigError(UserError, ValueError):
     """A ``custom_datasets`` entry cannot be used as written."""
 
 

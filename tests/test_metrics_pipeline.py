@@ -80,14 +80,14 @@ def test_every_metric_parquet_is_written_with_its_model(workdir):
 
 
 def test_default_run_stops_before_any_job_with_one_list_of_manual_steps(tmp_path, mirror):
-    """Default config, HF_HUB_OFFLINE=1: `snakemake -n` (and so `snakemake`) stops while the
-    workflow parses, with every missing model in one numbered list; with `dae` added to
+    """Default config, HF_HUB_OFFLINE=1: `snakemake -n` (and so `snakemake`) stops before any
+    job (the preflight, sumjudge/preflight.py), with every missing model in one numbered list; with `dae` added to
     metrics.run, its checkpoint and spaCy pipeline join the list. Nothing is written."""
     env = {"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf-home")}
     (tmp_path / "default.yaml").write_text(yaml.safe_dump({"subset": SLICE}))
     out = snakemake(tmp_path, mirror, tmp_path / "default.yaml", "-n", env=env)
     text = out.stdout + out.stderr
-    assert out.returncode != 0 and "manual steps before any job can succeed (nothing has run)" in text, text[-3000:]
+    assert out.returncode != 0 and "before any job:" in text and "(nothing has run)" in text, text[-3000:]
     keys = ["metrics.bertscore.model", "metrics.moverscore.model", "metrics.bartscore.models.bart",
             "metrics.bartscore.models.bart_cnn", "metrics.factcc.model"]
     for i, key in enumerate(keys, 1):
@@ -101,7 +101,7 @@ def test_default_run_stops_before_any_job_with_one_list_of_manual_steps(tmp_path
 
 
 def test_default_models_stop_each_rule_within_seconds(workdir, mirror):
-    """Default models, the parse-time check off (metrics.check_models: false), HF_HUB_OFFLINE=1:
+    """Default models, the preflight off by its old key (metrics.check_models: false), HF_HUB_OFFLINE=1:
     every rule fails with the message, nothing written."""
     (workdir / "default.yaml").write_text(yaml.safe_dump({"subset": SLICE, "metrics": {"check_models": False}}))
     targets = [f"results/metrics/{m}/newsroom.parquet" for m in ("bertscore", "moverscore", "bartscore")] + \

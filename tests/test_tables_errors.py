@@ -89,7 +89,7 @@ def test_bad_config_value_names_the_key(key, value, name):
     assert name in str(e.value) and repr(value) in str(e.value) and "must be one of" in str(e.value)
 
 
-def _run_script(tmp_path, script: str, settings: dict) -> subprocess.CompletedProcess:
+def _run_script(tmp_path, script: str, settings: dict, **env: str) -> subprocess.CompletedProcess:
     """Run a rule script as Snakemake does (a separate Python with a global `snakemake`)."""
     log = tmp_path / "rule.log"
     driver = textwrap.dedent(f"""
@@ -103,7 +103,7 @@ def _run_script(tmp_path, script: str, settings: dict) -> subprocess.CompletedPr
         runpy.run_path({str(ROOT / 'scripts' / script)!r}, init_globals={{"snakemake": sm}}, run_name="__main__")
     """)
     return subprocess.run([sys.executable, "-c", driver], capture_output=True, text=True, cwd=ROOT,
-                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, timeout=120)
+                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", **env}, timeout=120)
 
 
 def test_script_reports_without_traceback(tmp_path):
@@ -112,6 +112,13 @@ def test_script_reports_without_traceback(tmp_path):
     assert "Traceback" not in res.stderr and "Traceback" not in res.stdout
     assert "stats.correlation must be one of" in res.stderr and "'pearson'" in res.stderr
     assert "stats.correlation must be one of" in (tmp_path / "rule.log").read_text()
+
+
+def test_the_debug_switch_keeps_the_traceback(tmp_path):
+    res = _run_script(tmp_path, "correlation_table.py", {"method": "pearson"}, SUMJUDGE_DEBUG="1")
+    assert res.returncode == 1 and "Traceback" in res.stderr and "TablesInputError" in res.stderr
+    log = (tmp_path / "rule.log").read_text()
+    assert "stats.correlation must be one of" in log and "Traceback" in log
 
 
 def test_a_bug_keeps_its_traceback(tmp_path):

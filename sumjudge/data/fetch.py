@@ -12,11 +12,12 @@ import shutil
 import urllib.request
 from pathlib import Path
 
+from ..errors import UserError
 from ..io import tmp_beside
 from .sources import BY_LOCAL_PATH, Source
 
 
-class FetchError(RuntimeError):
+class FetchError(UserError, RuntimeError):
     """A file could not be fetched or failed its checksum."""
 
 

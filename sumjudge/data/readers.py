@@ -11,8 +11,10 @@ import pickle
 from pathlib import Path
 from typing import Any, Iterator
 
+from ..errors import UserError
 
-class DataError(ValueError):
+
+class DataError(UserError, ValueError):
     """A raw file does not have the shape the preparer expects."""
 
 

@@ -8,8 +8,10 @@ logs use for per-request errors.
 """
 from __future__ import annotations
 
+from ..errors import UserError
 
-class JudgeError(RuntimeError):
+
+class JudgeError(UserError, RuntimeError):
     """Base of the failures below."""
 
 
@@ -49,9 +51,9 @@ class EmbeddedError(JudgeError):
 
 
 # what the user wrote cannot work (found before any request: a ValueError, as bad input is)
-class JudgeConfigError(ValueError): """A judge's settings (config judges.<name>) cannot work."""
-class TemplateError(ValueError): """A prompt template file cannot be used for its dataset."""
-class ScoresError(ValueError): """Another tool's scores file (judges.<name>.scores) cannot be read or matched."""
+class JudgeConfigError(UserError, ValueError): """A judge's settings (config judges.<name>) cannot work."""
+class TemplateError(UserError, ValueError): """A prompt template file cannot be used for its dataset."""
+class ScoresError(UserError, ValueError): """Another tool's scores file (judges.<name>.scores) cannot be read or matched."""
 
 
 def with_message(err: Exception, message: str) -> Exception:

@@ -15,12 +15,14 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Iterable
 
+from ..errors import UserError
+
 # the hub client waits this long for an answer (it answers at once when DNS fails)
 os.environ.setdefault("HF_HUB_ETAG_TIMEOUT", "10")
 os.environ.setdefault("HF_HUB_DOWNLOAD_TIMEOUT", "10")
 
 
-class ModelUnavailable(RuntimeError):
+class ModelUnavailable(UserError, RuntimeError):
     """A configured model (or parser) cannot be found locally nor fetched."""
 
 

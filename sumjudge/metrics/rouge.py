@@ -35,6 +35,7 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
+from ..errors import UserError
 from .. import datasets
 from ..datasets import DatasetSpec
 from .loading import split_sentences as punkt_sentences
@@ -111,7 +112,7 @@ def _write_text(path: Path, sentences: list[str], input_format: str) -> None:
     path.write_text(body, encoding="utf-8")
 
 
-class RougePerlError(RuntimeError):
+class RougePerlError(UserError, RuntimeError):
     """ROUGE-1.5.5 could not score a batch; the message says why and what to do."""
 
 

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..datasets import BUILTIN, DatasetSpec
 from ..io import write_text
-from .errors import TablesInputError
+from .errors import TablesInputError, read_parquet
 from ..stats.correction import adjust_table
 from . import accuracy as acc
 from . import correlation as corr
@@ -85,7 +85,7 @@ def correlation_table(table: str, data_path: str, metric_paths: list[str], judge
     row, then every judge's base prompt."""
     spec = table_dataset(table, "correlation", specs)[0]
     dataset = spec.name
-    human = pd.read_parquet(data_path)
+    human = read_parquet(data_path, "dataset table")
     units = pd.Index(human["unit_id"].astype(str))
     rows = corr.metric_rows(_metric_tables(metric_paths, dataset, units), spec)
     runs = load_runs(judge_paths, settings, {dataset: units}, (dataset,), {dataset: spec})
@@ -99,7 +99,7 @@ def correlation_table(table: str, data_path: str, metric_paths: list[str], judge
 def variants_table(data_path: str, judge_paths: list[str], settings: TableSettings,
                    context: dict | None = None) -> pd.DataFrame:
     """Table 6: every judge with every SummEval prompt variant, then Annotator_0/1/2."""
-    human = pd.read_parquet(data_path)
+    human = read_parquet(data_path, "dataset table")
     units = pd.Index(human["unit_id"].astype(str))
     spec = BUILTIN["summeval"]
     runs = load_runs(judge_paths, settings, {spec.name: units}, (spec.name,))
@@ -125,7 +125,7 @@ def accuracy_table(table: str, data_paths: dict[str, str], metric_paths: list[st
         dataset = spec.name
         if dataset not in data_paths:
             continue
-        human = pd.read_parquet(data_paths[dataset])
+        human = read_parquet(data_paths[dataset], "dataset table")
         units = pd.Index(human["unit_id"].astype(str))
         rows = acc.metric_rows(_metric_tables(metric_paths, dataset, units), spec)
         runs = load_runs(judge_paths, settings, {dataset: units}, (dataset,), {dataset: spec})
@@ -145,10 +145,10 @@ def accuracy_table(table: str, data_paths: dict[str, str], metric_paths: list[st
 def reply_tables(judge_paths: list[str], data_paths: dict[str, str], settings: TableSettings,
                  specs: Specs | None = None):
     """Tables 7, 8, 9 and the usage table."""
-    units = {ds: pd.Index(pd.read_parquet(p, columns=["unit_id"])["unit_id"].astype(str))
+    units = {ds: pd.Index(read_parquet(p, "dataset table", columns=["unit_id"])["unit_id"].astype(str))
              for ds, p in data_paths.items()}
     runs = load_runs(judge_paths, settings, units, specs=specs)
-    summeval = pd.read_parquet(data_paths["summeval"]) if "summeval" in data_paths else None
+    summeval = read_parquet(data_paths["summeval"], "dataset table") if "summeval" in data_paths else None
     return (explanation_examples(runs, settings), invalid_examples(runs, settings),
             table9(runs, summeval, settings), usage_table(runs))
 
@@ -253,7 +253,7 @@ def judge_behaviour(judge_paths: list[str], data_paths: dict[str, str], settings
     from .behaviour import behaviour_table
     from .raw_replies import replies_table
 
-    humans = {ds: pd.read_parquet(p) for ds, p in data_paths.items()}
+    humans = {ds: read_parquet(p, "dataset table") for ds, p in data_paths.items()}
     units = {ds: pd.Index(h["unit_id"].astype(str)) for ds, h in humans.items()}
     runs = load_runs(judge_paths, settings, units, specs=specs)
     return behaviour_table(runs, humans, settings.near_constant), replies_table(runs)

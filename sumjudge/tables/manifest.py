@@ -256,10 +256,11 @@ def worktree_patch(repo: str | Path, out_dir: str | Path | None) -> dict[str, An
     return info
 
 
-def invocation() -> dict[str, Any]:
-    """The command line and config files of the Snakemake run (set by workflow/rules/tables.smk)."""
-    command = os.environ.get("SUMJUDGE_COMMAND") or shlex.join(sys.argv)
-    files = json.loads(os.environ.get("SUMJUDGE_CONFIGFILES") or "[]")
+def invocation(command: str | None = None, config_files: list[str] | None = None) -> dict[str, Any]:
+    """The command line and config files of the Snakemake run (the manifest rule's param
+    ``invocation``, workflow/rules/tables.smk); this process's own command line without them."""
+    command = command or shlex.join(sys.argv)
+    files = list(config_files or [])
     return {"command": command, "cwd": os.getcwd(),
             "config_files": [{"file": f, "sha256": sha256_file(f) if Path(f).is_file() else None} for f in files]}
 
@@ -267,8 +268,9 @@ def invocation() -> dict[str, Any]:
 def build_manifest(config: dict[str, Any], repo: str | Path, prompts: list[str], judge_files: list[str],
                    metric_files: list[str], dataset_files: list[str],
                    judges_config: dict | list | None = None, results_dir: str | Path | None = None,
-                   raw_dir: str | Path | None = None) -> dict[str, Any]:
-    """``results_dir``: where the worktree patch goes (None: not written)."""
+                   raw_dir: str | Path | None = None, run: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``results_dir``: where the worktree patch goes (None: not written); ``run``: the
+    Snakemake run's ``command`` and ``config_files`` (:func:`invocation`)."""
     from ..judge.prompts import TemplateError, load_template
 
     repo = Path(repo)
@@ -310,7 +312,7 @@ def build_manifest(config: dict[str, Any], repo: str | Path, prompts: list[str],
                 o["prompt_sha256_matches_template"] = now == o["prompt_sha256"] if now else None
     raw = raw_dir if raw_dir is not None else (Path(results_dir) / "raw" if results_dir else Path("results/raw"))
     return {
-        "invocation": invocation(),
+        "invocation": invocation(**(run or {})),
         "libraries": library_versions(),
         "worktree": worktree_patch(repo, results_dir),
         "embedded_models": embedded_models({k: v for k, v in judges_dict.items() if k}),

@@ -63,3 +63,59 @@ def prepare_inputs(wc):
         return files
     return {role: [raw(p) for p in paths] for role, paths in files.items()}
 
+
+# --- The preflight: every need of the jobs about to run, before the first one -------------
+# (sumjudge/preflight.py; docs/metrics.md, "Before any job"). It runs once, in the main
+# Snakemake process, through Snakemake's own `onstart` hook for a run (after the DAG is
+# built: exactly the jobs that will run) and, since Snakemake 9 runs no hook on a dry run,
+# while the Snakefile is parsed for `snakemake -n` (once the rules with needs are defined:
+# the jobs `rule all` still needs, by its missing files). Commands that build nothing
+# (--unlock, --lint, --report, --summary, --list-rules, --dag, --touch, ...) reach
+# neither. A missing need stops the run with one numbered list, no job started. Switch:
+# config `preflight`.
+from types import SimpleNamespace
+
+from snakemake.logging import logger as _logger
+from snakemake.settings.types import DeploymentMethod as _DeploymentMethod
+
+
+def preflight(jobs):
+    """Stop with the numbered list of unmet needs of ``jobs`` ((rule, wildcards) pairs)."""
+    from sumjudge import preflight as _pf
+
+    if not _pf.enabled(config) or not workflow.is_main_process:
+        return
+    use_conda = _DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method
+    steps = _pf.needs(config, jobs, globals().get("JUDGES"), conda=use_conda)
+    if steps:
+        _logger.error(_pf.report(steps, config))
+        raise SystemExit(1)  # a WorkflowError would print Snakemake's condensed traceback under the list
+
+
+def pending_jobs(targets):
+    """(rule, wildcards) of the jobs that make the missing files among ``targets`` and,
+    through each such job's plain file inputs, the missing files they need; for a missing
+    dataset table, the fetch jobs of its missing raw files. What a dry run checks."""
+    from snakemake.io import apply_wildcards
+
+    rules = [(r, [str(o).split("{")[0] for o in r.output]) for r in workflow.rules if r.name != "all"]
+    jobs, seen, todo = [], set(), [str(t) for t in reversed(targets)]
+    while todo:
+        path = todo.pop()
+        if path in seen or Path(path).exists():
+            continue
+        seen.add(path)
+        for rule, prefixes in rules:
+            if not any(path.startswith(p) for p in prefixes) or not rule.is_producer(path):
+                continue
+            wc = dict(rule.get_wildcards(path))
+            jobs.append((rule.name, wc))
+            todo += [apply_wildcards(str(f), wc) for f in rule.input if isinstance(f, str)]
+            if rule.name == "prepare_dataset" and wc.get("dataset") not in CUSTOM_DATASETS:
+                todo += [f for files in prepare_inputs(SimpleNamespace(**wc)).values() for f in files]
+    return jobs
+
+
+onstart:
+    if not workflow.touch:
+        preflight((job.rule.name, job.wildcards_dict) for job in workflow.dag.needrun_jobs())

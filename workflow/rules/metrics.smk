@@ -54,19 +54,8 @@ OWN_BERTSCORE = [d for d in OWN_REFERENCE if d in DATASETS and "bertscore" in ME
 METRIC_OUTPUTS += [f"{RESULTS}/metrics/bertscore/{d}.parquet" for d in OWN_BERTSCORE
                    if f"{RESULTS}/metrics/bertscore/{d}.parquet" not in METRIC_OUTPUTS]
 
-# Never start jobs that can only fail: a missing model or parser stops the run here, with
-# every manual step in one message (sumjudge/metrics/preflight.py).
-from sumjudge.metrics.preflight import applies as _preflight_applies
-
-if METRICS.get("check_models", True) and _preflight_applies(sys.argv, workflow.is_main_process):
-    from sumjudge.metrics.preflight import manual_steps as _manual_steps, report as _preflight_report
-
-    _pending = [m for m in LEARNED_METRICS if m in METRICS["run"] and not all(
-        Path(f"{RESULTS}/metrics/{m}/{d}.parquet").exists() for d in METRICS[m]["datasets"] + OWN_BERTSCORE
-        if d in DATASETS and f"{RESULTS}/metrics/{m}/{d}.parquet" in METRIC_OUTPUTS)]
-    _steps = _manual_steps(METRICS, _pending)
-    if _steps:
-        raise WorkflowError(_preflight_report(_steps, METRICS["run"]))
+# Every model and parser of the jobs about to run is checked before the first job (the
+# preflight: sumjudge/preflight.py, wired in workflow/rules/common.smk).
 
 
 rule metric_bertscore:

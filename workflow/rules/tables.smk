@@ -3,10 +3,10 @@
 # config asks for (METRIC_OUTPUTS, JUDGE_OUTPUTS): a metric or judge that is not
 # configured simply has no row. Definitions: docs/tables.md, docs/statistics.md.
 
-import json as _json
 import os as _os
 import shlex as _shlex
 import sys as _sys
+from types import SimpleNamespace as _SimpleNamespace
 
 from sumjudge.leaderboard.settings import LeaderboardSettings
 from sumjudge.leaderboard.summary import JudgePricing
@@ -32,13 +32,15 @@ report: "../report/workflow.rst"
 
 TABLE_SETTINGS = TableSettings.from_config(config).as_dict()
 TABLE_CONTEXT = table_context(config)  # subset, judge descriptions, metrics run: the caveats beside the numbers
-# The manifest records how it was made; environment variables, not params, so a
-# different command line (-n, --report) does not make the manifest rule rerun.
+# The manifest records how it was made: the rule's param `invocation` (below), a
+# SimpleNamespace, which Snakemake passes to the script but does not record among the
+# params it compares (only builtin values are), so a different command line (-n, --report)
+# does not make the manifest rule rerun. Nothing is written to os.environ.
 _argv = list(_sys.argv)
 if _argv and _argv[0].endswith(_os.path.join("snakemake", "__main__.py")):  # `python -m snakemake ...`
     _argv[:1] = [_sys.executable, "-m", "snakemake"]
-_os.environ.setdefault("SUMJUDGE_COMMAND", _shlex.join(_argv))
-_os.environ.setdefault("SUMJUDGE_CONFIGFILES", _json.dumps([_os.path.abspath(f) for f in workflow.configfiles]))
+MANIFEST_INVOCATION = _SimpleNamespace(command=_shlex.join(_argv),
+                                       config_files=[_os.path.abspath(f) for f in workflow.configfiles])
 TABLES_DIR = f"{RESULTS}/tables"
 # a user's dataset (custom_datasets) has its own table, results/tables/<name>.csv/.tex, of its protocol's kind
 # and so does a built-in dataset beyond the paper named in `datasets` (docs/data.md)
@@ -251,6 +253,7 @@ rule manifest:
         "logs/tables/manifest.log",
     params:
         config_sha256=config_digest(config),  # the script snapshots snakemake.config itself
+        invocation=MANIFEST_INVOCATION,  # not compared for reruns (see MANIFEST_INVOCATION)
     conda:
         "../../envs/tables.yaml"
     script:
