@@ -96,6 +96,7 @@ def write_json(obj: Any, path: str | os.PathLike) -> None:
 
 # results/judge/<judge>/<dataset>/<variant>.parquet: the judge stage's outputs, read by the tables,
 # the leaderboard and the imported-scores rule alike (here, below all of them)
+SWAPPED = "_swapped"  # results/judge/<judge>/<dataset>/<variant>_swapped.parquet: the pair asked the other way round
 JUDGE_PATH = re.compile(r"(?:^|/)judge/(?P<judge>[^/]+)/(?P<dataset>[^/]+)/(?P<variant>[^/]+)\.parquet$")
 
 

@@ -28,7 +28,6 @@ from .offline import why_missing
 from .spec import JudgeSettings
 
 
-LOOPBACK = ("localhost", "127.0.0.1", "::1")
 
 
 @dataclass(frozen=True)
@@ -45,12 +44,8 @@ class Endpoint:
 
     @property
     def local(self) -> bool:
-        """Whether the judge runs on this machine (its cost is the machine's time, not tokens):
-        an embedded model, or a server on this host with no token price (vLLM, Ollama)."""
-        from urllib.parse import urlparse
-
-        host = urlparse(str(self.spec.base_url or "")).hostname
-        return self.embedded or (host in LOOPBACK and self.spec.price_input_per_1k is None)
+        """Whether the judge runs on this machine (:attr:`JudgeSettings.local`)."""
+        return self.spec.local
 
     def __init__(self, spec: JudgeSettings):
         self.spec = spec

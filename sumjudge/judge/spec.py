@@ -255,6 +255,15 @@ class JudgeSettings:
         t = usage_tokens(usage)
         return self.token_cost(t["input"], t["output"], t["cached_input"], via)
 
+    @property
+    def local(self) -> bool:
+        """Whether the judge runs on this machine (its cost is the machine's time, not tokens):
+        an embedded model, or a server on a loopback host with no token price (vLLM, Ollama)."""
+        from urllib.parse import urlparse
+
+        host = urlparse(str(self.base_url or "")).hostname
+        return bool(self.embedded) or (host in LOOPBACK_HOSTS and self.price_input_per_1k is None)
+
     def local_cost(self, wall_s: float | None) -> float | None:
         """USD of ``wall_s`` seconds of a local judge's machine at ``price_per_hour`` (the
         leaderboard's price of a judge on this machine); None when either is unknown."""

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import datasets as _ds
+from ..io import SWAPPED
 from .endpoint import endpoint_for
 from .spec import JudgeSettings
 
@@ -62,7 +63,6 @@ def threads(spec: JudgeSettings) -> int:
     return endpoint_for(spec).threads
 
 
-SWAPPED = "_swapped"  # results/judge/<judge>/<dataset>/<variant>_swapped.parquet: the pair asked the other way round
 
 
 def swapped_outputs(results: str, judges: list[str], datasets: list, judge_cfg: dict[str, Any]) -> list[str]:

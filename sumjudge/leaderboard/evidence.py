@@ -16,8 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..datasets import DatasetSpec
-from ..judge.targets import SWAPPED
-from ..io import parse_judge_path
+from ..io import SWAPPED, parse_judge_path
 from ..tables.correlation import table_name
 from ..tables.errors import read_parquet
 from ..tables.inputs import JudgeRun, load_judge_run

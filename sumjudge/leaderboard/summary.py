@@ -3,7 +3,7 @@
 
 Per row: alt-test passes k of N (columns where it was tested), in how many columns its
 leave-one-out value lies within the human leave-one-out range, mean rank, cost and time
-per 1000 units, flags. Cost: a local judge (:attr:`sumjudge.judge.endpoint.Endpoint.local`)
+per 1000 units, flags. Cost: a local judge (:attr:`sumjudge.judge.spec.JudgeSettings.local`, the endpoint's answer too)
 at ``price_per_hour`` times its time (:func:`sumjudge.judge.spec.local_cost`), any other the
 replies' own cost (usage.json); unknown stays unknown: "not priced", "not measured".
 """
@@ -29,9 +29,7 @@ class JudgePricing:
 
     @classmethod
     def of(cls, spec) -> "JudgePricing":
-        from ..judge.endpoint import endpoint_for
-
-        return cls(endpoint_for(spec).local, spec.price_per_hour)
+        return cls(spec.local, spec.price_per_hour)
 
 
 def _seconds(runs) -> float | None:
