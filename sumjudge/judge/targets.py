@@ -50,8 +50,9 @@ def prompt_dir(judge_cfg: dict[str, Any], workflow_dir: str) -> str:
 
 def prompt_path(directory: str, dataset: "str | _ds.DatasetSpec", variant: str) -> str:
     """A shipped template (``prompts/...``) is read from ``directory`` (judge.prompt_dir);
-    a user's own template file (custom_datasets.<name>.prompt) from where it is."""
-    path = _ds.get(dataset).prompt_file(variant)
+    a user's own template file (custom_datasets.<name>.prompt) from where it is.
+    ``base_swapped`` asks the base prompt (:func:`split_variant`)."""
+    path = _ds.get(dataset).prompt_file(split_variant(variant)[0])
     if Path(path).parts[0] != "prompts":
         return path
     return str(Path(directory) / Path(path).name)
@@ -65,6 +66,24 @@ def threads(spec: JudgeSettings) -> int:
 SWAPPED = "_swapped"  # results/judge/<judge>/<dataset>/<variant>_swapped.parquet: the pair asked the other way round
 
 
+def split_variant(name: str) -> tuple[str, bool]:
+    """The ``{variant}`` wildcard of rules ``judge`` and ``judge_batch_submit``: the prompt
+    variant it asks, and whether the pairs are asked the other way round
+    (``base_swapped`` -> ``("base", True)``; judge.pairwise_orders)."""
+    if name.endswith(SWAPPED):
+        return name[: -len(SWAPPED)], True
+    return name, False
+
+
+def variant_names(specs) -> list[str]:
+    """Every value the ``{variant}`` wildcard of the judge rules takes: each registry
+    variant, and ``base_swapped`` when some dataset's protocol is ``swappable``; longest
+    first (a regex alternation)."""
+    names = {v for s in specs for v in s.variants}
+    names |= {"base" + SWAPPED for s in specs if s.proto.swappable}
+    return sorted(names, key=len, reverse=True)
+
+
 def swapped_outputs(results: str, judges: list[str], datasets: list, judge_cfg: dict[str, Any]) -> list[str]:
     """With ``judge.pairwise_orders: [original, swapped]``: every pairwise dataset's base prompt
     (a protocol whose ``swappable``) asked again with the two summaries swapped (own outputs;
@@ -76,9 +95,14 @@ def swapped_outputs(results: str, judges: list[str], datasets: list, judge_cfg: 
             if s.proto.swappable for ext in ("parquet", "usage.json")]
 
 
-def swap_pairs(df):
+def swap_pairs(df, dataset=None):
     """The dataset table with the two summaries (and what belongs to each) exchanged:
-    the judge sees summary_1 first. Gold columns are left alone (the judge never sees them)."""
+    the judge sees summary_1 first. Gold columns are left alone (the judge never sees them).
+    ``dataset``: its protocol must be ``swappable`` (a clear error otherwise)."""
+    if dataset is not None and not _ds.get(dataset).proto.swappable:
+        spec = _ds.get(dataset)
+        raise ValueError(f"dataset {spec.name!r}: its protocol {spec.proto.name!r} is not swappable, so there is no "
+                         f"swapped order to ask (judge.pairwise_orders asks only pairwise datasets' base prompt)")
     out = df.copy()
     for a, b in (("summary_0", "summary_1"), ("policy_0", "policy_1")):
         if a in out and b in out:

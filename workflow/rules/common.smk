@@ -15,6 +15,7 @@ except ConfigError as err:
 from sumjudge import datasets as _ds
 from sumjudge.data.custom import file_columns
 from sumjudge.data.prepare import pinned_paths, source_files
+from sumjudge.judge.spec import resource_name
 
 RESULTS = "results"
 # Every fact about a dataset is in the registry (sumjudge/datasets.py); a user's own
@@ -63,3 +64,15 @@ def prepare_inputs(wc):
         return files
     return {role: [raw(p) for p in paths] for role, paths in files.items()}
 
+
+
+def judge_job_resources(judges, capacities, waits):
+    """`resources:` of a judge job: all of its judge's resource (judge_<name> or
+    judge_group_<group>, sumjudge.judge.spec.judge_resources), none of the others'. `waits`
+    (the judge rule, not the submit one): a batch judge's job only waits for the batches its judge_batch_submit job
+    created, so it claims nothing."""
+    def claim(res, cap):
+        return lambda wc: cap if resource_name(judges[wc.judge]) == res and not (
+            waits and judges[wc.judge].mode == "batch") else 0
+
+    return {res: claim(res, cap) for res, cap in capacities.items()}
