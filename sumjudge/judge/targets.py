@@ -6,15 +6,14 @@ from pathlib import Path
 from typing import Any
 
 from .. import datasets as _ds
+from ..catalog import SELECTED_VARIANTS
 from .endpoint import endpoint_for
 from .spec import JudgeSettings
 
 
-SELECTED_VARIANTS = {"summeval": "summeval_variants"}  # dataset -> config key judge.<key> choosing its variants
-
-
 def variants(dataset: "str | _ds.DatasetSpec", judge_cfg: dict[str, Any]) -> list[str]:
-    """The prompt variants judged for a dataset (SummEval: judge.summeval_variants)."""
+    """The prompt variants judged for a dataset (Table 6's dataset: the config key
+    sumjudge.catalog.SELECTED_VARIANTS names, judge.summeval_variants)."""
     spec = _ds.get(dataset)
     if spec.name in SELECTED_VARIANTS:
         return [v for v in judge_cfg[SELECTED_VARIANTS[spec.name]] if v in spec.variants]

@@ -15,6 +15,7 @@ except ConfigError as err:
 from sumjudge import datasets as _ds
 from sumjudge.data.custom import file_columns
 from sumjudge.data.prepare import pinned_paths, source_files
+from sumjudge.catalog import METRIC_TIES_KEY
 from sumjudge.judge.spec import resource_name
 
 RESULTS = "results"
@@ -53,7 +54,8 @@ def prepare_options(wc):
     # tldr.metric_ties only decides Table 3's scoring: leave it out, so changing it re-prepares nothing
     options = {k: config.get(k) or {} for k in [*dict.fromkeys(s.options_key for s in _ds.BUILTIN.values() if s.options_key),
                                       "subset"]}
-    options["tldr"] = {k: v for k, v in config["tldr"].items() if k != "metric_ties"}
+    section, key = METRIC_TIES_KEY
+    options[section] = {k: v for k, v in config[section].items() if k != key}
     return options
 
 

@@ -124,11 +124,14 @@ rule accuracy_table:
         "../../scripts/accuracy_table.py"
 
 
+from sumjudge.catalog import VARIANTS_TABLE
+
+
 rule variants_table:
     """Table 6: SummEval prompt variants of every judge, and each expert against the mean."""
     input:
-        data=dataset_table("summeval"),
-        judges=judge_files(JUDGE_OUTPUTS, ["summeval"]),
+        data=dataset_table(VARIANTS_TABLE.spec.name),
+        judges=judge_files(JUDGE_OUTPUTS, VARIANTS_TABLE.datasets),
     output:
         csv=_table_report(f"{TABLES_DIR}/table6.csv", "table6", "CSV"),
         tex=_table_report(f"{TABLES_DIR}/table6.tex", "table6", "LaTeX"),
