@@ -34,6 +34,12 @@ def output(results: str, judge: str, dataset: str, variant: str, ext: str = "par
     return f"{results}/judge/{judge}/{dataset}/{variant}{SWAPPED if swapped else ''}.{ext}"
 
 
+def table_outputs(results: str, judge: str, dataset: str, variant: str) -> dict[str, str]:
+    """A judge job's two outputs, ``table`` (parquet) and ``usage`` (usage.json), by name."""
+    return {"table": output(results, judge, dataset, variant), "usage": output(results, judge, dataset, variant,
+                                                                                "usage.json")}
+
+
 def outputs(results: str, judges: list[str], datasets: list, judge_cfg: dict[str, Any]) -> list[str]:
     """``datasets``: names or specs (a user's dataset: its spec)."""
     specs = [_ds.get(d) for d in datasets]

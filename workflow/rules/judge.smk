@@ -56,6 +56,11 @@ for _res, _cap in JUDGE_RESOURCES.items():
 # original order's requests stay exactly as they were. Read by the leaderboard (issue 17).
 SWAPPED_OUTPUTS = _jt.swapped_outputs(RESULTS, JUDGE_RUN, JUDGE_DATASETS, JUDGE_CFG)
 JUDGE_VARIANTS = _ds.alternation(_jt.variant_names(DATASET_SPECS.values()))
+# what both judge rules are told (the judge's settings as a plain dict: what Snakemake
+# compares), and the dataset and variant wildcards they take
+JUDGE_JOB_PARAMS = dict(spec=lambda wc: JUDGES[wc.judge].to_dict(), cache_dir=JUDGE_CFG["cache_dir"],
+                        order=JUDGE_CFG["order"])
+JUDGE_JOB_WILDCARDS = dict(dataset=dataset_constraint(), variant=JUDGE_VARIANTS)
 
 
 # mode: batch. A judge's batch jobs first all submit (judge_batch_submit, one per dataset
@@ -73,16 +78,13 @@ rule judge_batch_submit:
     log:
         "logs/judge/{judge}/{dataset}/{variant}.submit.log",
     params:
-        spec=lambda wc: JUDGES[wc.judge].to_dict(),
-        cache_dir=JUDGE_CFG["cache_dir"],
-        order=JUDGE_CFG["order"],
+        **JUDGE_JOB_PARAMS,
     priority: 10
     resources:
         **judge_job_resources(JUDGES, JUDGE_RESOURCES, waits=False),
     wildcard_constraints:
         judge="|".join(_re.escape(j) for j in JUDGES if JUDGES[j].mode == "batch") or "(?!)",
-        dataset=dataset_constraint(),
-        variant=JUDGE_VARIANTS,
+        **JUDGE_JOB_WILDCARDS,
     conda:
         "../../envs/judge.yaml"
     script:
@@ -98,15 +100,12 @@ rule judge:
         submitted=lambda wc: [ancient(_jt.output(RESULTS, wc.judge, wc.dataset, wc.variant, "batches.json"))]
         if JUDGES[wc.judge].mode == "batch" else [],
     output:
-        table=_jt.output(RESULTS, "{judge}", "{dataset}", "{variant}"),
-        usage=_jt.output(RESULTS, "{judge}", "{dataset}", "{variant}", "usage.json"),
+        **_jt.table_outputs(RESULTS, "{judge}", "{dataset}", "{variant}"),
     log:
         "logs/judge/{judge}/{dataset}/{variant}.log",
     params:
-        spec=lambda wc: JUDGES[wc.judge].to_dict(),
-        cache_dir=JUDGE_CFG["cache_dir"],
+        **JUDGE_JOB_PARAMS,
         model_dir=JUDGE_CFG["model_dir"],
-        order=JUDGE_CFG["order"],
         allow_api_errors=JUDGE_CFG["allow_api_errors"],
         progress=JUDGE_CFG.get("progress", True),
     threads: lambda wc: _jt.threads(JUDGES[wc.judge])
@@ -114,8 +113,7 @@ rule judge:
         **judge_job_resources(JUDGES, JUDGE_RESOURCES, waits=True),
     wildcard_constraints:
         judge="|".join(_re.escape(j) for j in JUDGES) or "(?!)",
-        dataset=dataset_constraint(),
-        variant=JUDGE_VARIANTS,
+        **JUDGE_JOB_WILDCARDS,
     conda:
         "../../envs/judge.yaml"
     script:
@@ -166,8 +164,7 @@ rule judge_import:
         data=dataset_table("{dataset}"),
         scores=lambda wc: SCORE_FILES[wc.judge][wc.dataset],
     output:
-        table=_jt.output(RESULTS, "{judge}", "{dataset}", "base"),
-        usage=_jt.output(RESULTS, "{judge}", "{dataset}", "base", "usage.json"),
+        **_jt.table_outputs(RESULTS, "{judge}", "{dataset}", "base"),
     log:
         "logs/judge/{judge}/{dataset}/base.import.log",
     wildcard_constraints:
