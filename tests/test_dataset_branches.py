@@ -108,3 +108,14 @@ def test_a_planted_branch_in_a_stage_fails_the_check(tmp_path):
     (tmp_path / "sumjudge/data/summeval.py").write_text('NAME = "summeval"\n')  # a reader: exempt
     found = branches(["sumjudge/tables/build.py", "sumjudge/data/summeval.py"], root=tmp_path)
     assert found == ['sumjudge/tables/build.py:1: dataset name "summeval" as a lookup key']
+
+
+def test_the_catalog_has_the_statistics_levels_and_the_registrys_tables():
+    from sumjudge import catalog
+    from sumjudge.stats.correlation import LEVELS
+
+    assert catalog.LEVELS == LEVELS
+    assert [t.label for t in catalog.TABLES.values()] == [f"Table {i}" for i in range(1, 10)]
+    assert catalog.TABLES["table5"].datasets == ("qags_cnn", "qags_xsum")
+    assert catalog.VARIANTS_TABLE.variants == BUILTIN["summeval"].variants == ("base", "def", "def_ins", "sys_prompt")
+    assert catalog.TABLES["table3"].levels == ("accuracy",) and catalog.TABLES["table1"].levels == LEVELS
