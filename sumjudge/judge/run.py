@@ -183,6 +183,7 @@ def judge_dataset(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", variant: s
     ``swapped``: the two summaries of every pair exchanged (:func:`targets.swap_pairs`,
     judge.pairwise_orders): own requests and cache keys; ``variant`` stays the prompt's."""
     t0 = time.monotonic()
+    dataset = _ds.get(dataset)  # resolved once: a spec passes through Job.plan and swap_pairs as it is
     if swapped:
         df = swap_pairs(df, dataset)
     job = Job.plan(df, dataset, variant, template, spec, cache_dir, order)
@@ -222,6 +223,7 @@ def submit_batches(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", variant: 
     batches of the requests :func:`judge_dataset` would send, and return at once with
     what was submitted. :func:`judge_dataset` then finds them in the batch journal and
     only waits, so the batches of all of a judge's jobs are in flight together."""
+    dataset = _ds.get(dataset)
     if swapped:
         df = swap_pairs(df, dataset)
     job = Job.plan(df, dataset, variant, template, spec, cache_dir, order)

@@ -104,8 +104,8 @@ def swap_pairs(df, dataset=None):
     """The dataset table with the two summaries (and what belongs to each) exchanged:
     the judge sees summary_1 first. Gold columns are left alone (the judge never sees them).
     ``dataset``: its protocol must be ``swappable`` (a clear error otherwise)."""
-    if dataset is not None and not _ds.get(dataset).proto.swappable:
-        spec = _ds.get(dataset)
+    spec = None if dataset is None else _ds.get(dataset)
+    if spec is not None and not spec.proto.swappable:
         raise ValueError(f"dataset {spec.name!r}: its protocol {spec.proto.name!r} is not swappable, so there is no "
                          f"swapped order to ask (judge.pairwise_orders asks only pairwise datasets' base prompt)")
     out = df.copy()
