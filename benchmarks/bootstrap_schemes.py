@@ -26,6 +26,7 @@ import pandas as pd
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from sumjudge.catalog import VARIANTS_TABLE  # noqa: E402
 from sumjudge.data.prepare import apply_subset, locate, prepare_dataset, source_files  # noqa: E402
 from sumjudge.tables import correlation as corr  # noqa: E402
 from sumjudge.tables.common import Row  # noqa: E402
@@ -73,7 +74,7 @@ def main() -> None:
     newsroom = dataset("newsroom", args.mirror, args.results, args.docs)
     jobs = [("Table 1", summeval, "summeval", rouge_rows(summeval, "summeval", args.results, args.cache, args.docs)),
             ("Table 2", newsroom, "newsroom", rouge_rows(newsroom, "newsroom", args.results, args.cache, args.docs)),
-            ("Table 6", summeval, "summeval", corr.annotator_rows(summeval))]
+            ("Table 6", summeval, "summeval", corr.annotator_rows(summeval, VARIANTS_TABLE.spec))]
     watched = []
     for scheme in args.schemes:
         settings = TableSettings(bootstrap=scheme, bootstrap_resamples=args.resamples)

@@ -1,4 +1,5 @@
-"""Rule `judge`: results/data/{dataset}.parquet + prompt -> results/judge/{judge}/{dataset}/{variant}.*"""
+"""Rule `judge`: results/data/{dataset}.parquet + prompt -> results/judge/{judge}/{dataset}/{variant}.*
+(`{variant}` = `base_swapped`: the base prompt with every pair asked the other way round)."""
 import logging
 import os
 import sys
@@ -15,6 +16,7 @@ from sumjudge.judge.errors import EmbeddedError, FatalJudgeError  # noqa: E402
 from sumjudge.judge.prompts import TemplateError, load_template  # noqa: E402
 from sumjudge.judge.run import judge_dataset, retryable_errors  # noqa: E402
 from sumjudge.judge.spec import JudgeSettings  # noqa: E402
+from sumjudge.judge.targets import split_variant  # noqa: E402
 
 log = _log.setup(snakemake)
 for noisy in ("httpx", "httpx2", "openai"):  # one line per request otherwise
@@ -22,6 +24,7 @@ for noisy in ("httpx", "httpx2", "openai"):  # one line per request otherwise
 
 wc = snakemake.wildcards
 p = snakemake.params
+variant, swapped = split_variant(wc.variant)
 spec = dict(p.spec)  # the settings dict, written into the table's metadata as it is
 settings = JudgeSettings.from_dict(spec)
 server_log = str(Path(snakemake.log[0]).with_suffix(".server.log"))
@@ -29,9 +32,9 @@ try:
     template = load_template(snakemake.input.prompt)
     df = pd.read_parquet(snakemake.input.data)
     dataset = datasets.get(wc.dataset, snakemake.config)  # a user's dataset: its spec from custom_datasets
-    table, usage = judge_dataset(df, dataset, wc.variant, template, settings, cache_dir=p.cache_dir,
+    table, usage = judge_dataset(df, dataset, variant, template, settings, cache_dir=p.cache_dir,
                                  model_dir=p.model_dir, order=p.order, server_log=server_log,
-                                 progress=p.progress)
+                                 progress=p.progress, swapped=swapped)
 except (FatalJudgeError, EmbeddedError, TemplateError) as err:
     log.error("%s", err)
     sys.exit(1)
@@ -46,7 +49,7 @@ if len(failed) and not p.allow_api_errors:
     sys.exit(1)
 
 write_parquet(table, snakemake.output.table, {
-    "stage": "judge", "judge": wc.judge, "dataset": wc.dataset, "variant": wc.variant,
+    "stage": "judge", "judge": wc.judge, "dataset": wc.dataset, "variant": variant,
     "model": settings.model, "spec": spec,  # holds env var names, never a key
     "prompt_file": Path(template.path).name,
     "prompt_sha256": template.sha256, "order": p.order,

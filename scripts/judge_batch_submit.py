@@ -1,6 +1,6 @@
-"""Rules `judge_batch_submit` (and `_swapped`): a `mode: batch` judge's batches for one dataset
-and variant are uploaded and created; rule `judge` (`judge_swapped`) then only waits for them
-(docs/judge.md, "The Batch API")."""
+"""Rule `judge_batch_submit`: a `mode: batch` judge's batches for one dataset and variant
+(`base_swapped`: the pairs the other way round) are uploaded and created; rule `judge` then
+only waits for them (docs/judge.md, "The Batch API")."""
 import logging
 import os
 import sys
@@ -15,7 +15,7 @@ from sumjudge.io import write_json  # noqa: E402
 from sumjudge.judge.errors import EmbeddedError, FatalJudgeError  # noqa: E402
 from sumjudge.judge.prompts import TemplateError, load_template  # noqa: E402
 from sumjudge.judge.run import submit_batches  # noqa: E402
-from sumjudge.judge.targets import swap_pairs  # noqa: E402
+from sumjudge.judge.targets import split_variant  # noqa: E402
 
 log = _log.setup(snakemake)
 for noisy in ("httpx", "httpx2", "openai"):
@@ -23,13 +23,11 @@ for noisy in ("httpx", "httpx2", "openai"):
 
 wc = snakemake.wildcards
 p = snakemake.params
-df = pd.read_parquet(snakemake.input.data)
-if getattr(p, "swapped", False):  # rule judge_batch_submit_swapped: what rule judge_swapped will ask
-    df = swap_pairs(df)
+variant, swapped = split_variant(wc.variant)
 try:
-    record = submit_batches(df, datasets.get(wc.dataset, snakemake.config),
-                            wc.variant, load_template(snakemake.input.prompt), dict(p.spec), cache_dir=p.cache_dir,
-                            order=p.order)
+    record = submit_batches(pd.read_parquet(snakemake.input.data), datasets.get(wc.dataset, snakemake.config),
+                            variant, load_template(snakemake.input.prompt), dict(p.spec), cache_dir=p.cache_dir,
+                            order=p.order, swapped=swapped)
 except (FatalJudgeError, EmbeddedError, TemplateError) as err:
     log.error("%s", err)
     sys.exit(1)

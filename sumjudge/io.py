@@ -7,10 +7,14 @@ half-written output that Snakemake would take for a finished one. The
 temporary file gets the mode an ordinary ``open()`` would give (``0666`` minus
 the process umask), not ``mkstemp``'s ``0600``: with umask 022 a collaborator
 in the same group can read every output. :func:`tmp_beside` is the one place
-that does this; every atomic write in the package goes through it.
+that does this; every atomic write in the package goes through it, and every
+text or JSON file is written by :func:`write_text` / :func:`write_json`
+(``durable=True``: fsync'd before the rename, for the judge cache and the batch
+journal, which must survive a crash). :func:`sha256_file` is the one file hash.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -80,18 +84,42 @@ def read_meta(path: str | os.PathLike) -> dict[str, Any]:
     return json.loads(raw) if raw else {}
 
 
-def write_text(text: str, path: str | os.PathLike) -> None:
+def write_text(text: str, path: str | os.PathLike, *, durable: bool = False, prefix: str | None = None) -> None:
+    """Write ``text`` (UTF-8) to ``path`` atomically: a temporary file beside it, renamed.
+    ``durable``: flushed and fsync'd before the rename (a crash leaves the old file or the
+    new one, never an empty one). ``prefix``: the temporary file's name prefix."""
     path = Path(path)
-    tmp = tmp_beside(path)
+    tmp = tmp_beside(path, prefix)
     try:
-        tmp.write_text(text, encoding="utf-8")
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
 
 
-def write_json(obj: Any, path: str | os.PathLike) -> None:
-    write_text(json.dumps(obj, indent=2, sort_keys=True, default=str) + "\n", path)
+def write_json(obj: Any, path: str | os.PathLike, *, compact: bool = False, ensure_ascii: bool = True,
+               durable: bool = False, prefix: str | None = None) -> None:
+    """Write ``obj`` as JSON with sorted keys, atomically (:func:`write_text`). By default
+    indented with a final newline, anything else as ``str``; ``compact``: one line, as
+    ``json.dump(obj, sort_keys=True)`` writes it (a value JSON cannot hold is an error)."""
+    if compact:
+        text = json.dumps(obj, sort_keys=True, ensure_ascii=ensure_ascii)
+    else:
+        text = json.dumps(obj, indent=2, sort_keys=True, default=str, ensure_ascii=ensure_ascii) + "\n"
+    write_text(text, path, durable=durable, prefix=prefix)
+
+
+def sha256_file(path: str | os.PathLike, block: int = 1 << 22) -> str:
+    """The sha256 (hex) of a file's bytes, read in blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(block):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 # results/judge/<judge>/<dataset>/<variant>.parquet: the judge stage's outputs, read by the tables,

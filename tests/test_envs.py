@@ -15,7 +15,7 @@ import yaml
 from support.harness import REPO
 
 PREAMBLE = "sys.path[:0] = [snakemake.scriptdir, os.path.dirname(snakemake.scriptdir)]  # _log, sumjudge"
-OURS = {"sumjudge", "_log", "_metric"}
+OURS = {"sumjudge", "_log"}
 # Imported inside a function on a path the rule never takes. Everything imported when a
 # module loads is always required; so is every other function-level import.
 NEVER_CALLED = {
@@ -41,7 +41,7 @@ def rules() -> dict[str, dict[str, str]]:
 
 def module_file(name: str) -> Path | None:
     parts = name.split(".")
-    if parts[0] in ("_log", "_metric"):
+    if parts[0] == "_log":
         return REPO / "scripts" / f"{parts[0]}.py"
     p = REPO.joinpath(*parts)
     if (p / "__init__.py").is_file():
@@ -144,7 +144,7 @@ def test_every_rule_script_has_an_env_and_every_script_a_rule():
 def test_every_script_finds_the_package_the_same_way(script):
     lines = (REPO / script).read_text().splitlines()
     assert PREAMBLE in lines, f"{script}: the sys.path line must read: {PREAMBLE}"
-    first = next(i for i, line in enumerate(lines) if re.match(r"(from|import) (sumjudge|_log|_metric)", line))
+    first = next(i for i, line in enumerate(lines) if re.match(r"(from|import) (sumjudge|_log)", line))
     assert lines.index(PREAMBLE) < first, f"{script}: the sys.path line must come before the first local import"
 
 

@@ -3,7 +3,8 @@ import hashlib
 import shutil
 import pytest
 
-from sumjudge.data.fetch import FetchError, fetch, sha256_of
+from sumjudge.data.fetch import FetchError, fetch
+from sumjudge.io import sha256_file as sha256_of
 from sumjudge.data.sources import SOURCES
 
 QAGS = "qags/W4ngatang+qags/data/mturk_xsum.jsonl"

@@ -33,3 +33,19 @@ def test_swapped_outputs_only_when_configured():
     assert swapped_outputs("results", ["j"], ["tldr", "summeval"], {"pairwise_orders": ["original"]}) == []
     assert swapped_outputs("results", ["j"], ["tldr", "summeval"], {"pairwise_orders": ["original", "swapped"]}) == [
         "results/judge/j/tldr/base_swapped.parquet", "results/judge/j/tldr/base_swapped.usage.json"]
+
+
+def test_the_swapped_variant_is_the_base_prompt_asked_the_other_way_round():
+    """Rules judge and judge_batch_submit take `base_swapped` as a variant (issue 28)."""
+    import pytest
+
+    from sumjudge.datasets import BUILTIN
+    from sumjudge.judge.targets import prompt_path, split_variant, variant_names
+
+    assert split_variant("base_swapped") == ("base", True) and split_variant("def_ins") == ("def_ins", False)
+    assert prompt_path("prompts", "tldr", "base_swapped") == prompt_path("prompts", "tldr", "base")
+    names = variant_names(BUILTIN.values())
+    assert "base_swapped" in names and names.index("base_swapped") < names.index("base")  # longest first
+    assert "base_swapped" not in variant_names([BUILTIN["summeval"]])  # no swappable protocol
+    with pytest.raises(ValueError, match="'summeval'.*not swappable"):
+        swap_pairs(_tldr(), "summeval")

@@ -62,8 +62,11 @@ def _context(toks, i, stack) -> str:
     return "spelled as"
 
 
-def scan(source: str, names=NAMES) -> list[tuple[int, str]]:
-    """(line, what) for every branch or name-keyed lookup on a protocol name in ``source``."""
+def scan(source: str, names=NAMES, kind: str = "protocol", attributes: bool = True) -> list[tuple[int, str]]:
+    """(line, what) for every branch or name-keyed lookup on a protocol name in ``source``.
+    ``names``/``kind``: other names, reported as ``<kind> name`` (tests/test_dataset_branches.py
+    scans for dataset names); ``attributes``: also ``.protocol`` / ``proto.name`` compared or
+    used as a key."""
     toks = [t for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type not in _SKIP]
     hits, stack = [], []  # stack: (bracket, what precedes it: in | lookup | subscript | "")
     for i, t in enumerate(toks):
@@ -84,10 +87,10 @@ def scan(source: str, names=NAMES) -> list[tuple[int, str]]:
             if stack:
                 stack.pop()
         elif t.type == tokenize.STRING and _literal(t.string) in names:
-            hits.append((t.start[0], f"protocol name {t.string} {_context(toks, i, stack)}"))
+            hits.append((t.start[0], f"{kind} name {t.string} {_context(toks, i, stack)}"))
         elif t.type == tokenize.NAME and t.string in names and nxt == "=" and stack and stack[-1][0] == "(":
-            hits.append((t.start[0], f"protocol name {t.string} as a keyword"))
-        elif t.type == tokenize.NAME and prev is not None and prev.string == "." and (
+            hits.append((t.start[0], f"{kind} name {t.string} as a keyword"))
+        elif attributes and t.type == tokenize.NAME and prev is not None and prev.string == "." and (
                 t.string == "protocol" or t.string == "name" and i >= 2 and toks[i - 2].string == "proto"):
             opener = stack[-1] if stack else ("", "")
             start = i - 1  # back over the attribute chain: ``x == spec.protocol``

@@ -44,7 +44,7 @@ def test_a_rules_code_is_its_script_and_the_modules_it_imports():
 
 def test_a_one_line_change_changes_only_the_rules_that_run_it(tmp_path):
     root = _copy_code(tmp_path)
-    scripts = ["rouge", "metric_bertscore", "judge", "correlation_table", "fetch"]
+    scripts = ["rouge", "metric", "judge", "correlation_table", "fetch"]
     before = {s: code_digest(root / f"scripts/{s}.py", root) for s in scripts}
     rouge = root / "sumjudge/metrics/rouge.py"
     rouge.write_text(rouge.read_text() + "\n# a comment is a change of content\n")

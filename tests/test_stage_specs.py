@@ -2,48 +2,38 @@
 dataset from ``custom_datasets`` is found), and passes the spec inward."""
 from __future__ import annotations
 
-import importlib
 import logging
-import sys
-from pathlib import Path
 from types import SimpleNamespace
 
 import pandas as pd
 
 from sumjudge.datasets import DatasetSpec
-
-REPO = Path(__file__).resolve().parents[1]
-
-
-def _metric_module():
-    sys.path.insert(0, str(REPO / "scripts"))
-    try:
-        return importlib.import_module("_metric")
-    finally:
-        sys.path.remove(str(REPO / "scripts"))
+from sumjudge.io import read_meta
 
 
-def test_a_learned_metric_script_scores_a_users_dataset_by_its_spec(tmp_path):
-    """scripts/_metric.py (BERTScore, MoverScore, BARTScore, FactCC, DAE) gave the score
-    function the wildcard's name, which the registry knows only with the config: a user's
-    dataset failed with "unknown dataset"."""
+def test_a_learned_metric_scores_a_users_dataset_by_its_spec(tmp_path):
+    """Rule metric (scripts/metric.py -> sumjudge.metrics.learned.score_file; BERTScore,
+    MoverScore, BARTScore, FactCC, DAE) once gave the score function the wildcard's name,
+    which the registry knows only with the config: a user's dataset failed with "unknown dataset"."""
+    from sumjudge.metrics.learned import score_file
+
     data = pd.DataFrame({"unit_id": ["d1/s1"], "doc_id": ["d1"], "system": ["s1"], "article": ["A."],
                          "summary": ["S."], "reference": ["R."]})
     data.to_parquet(tmp_path / "mine.parquet")
     config = {"custom_datasets": {"mine": {"path": "mine.csv", "protocol": "likert", "dimensions": ["quality"]}}}
-    snakemake = SimpleNamespace(wildcards=SimpleNamespace(dataset="mine"), config=config,
-                                input=[str(tmp_path / "mine.parquet")], output=[str(tmp_path / "out.parquet")])
     seen = {}
 
-    def score(df, spec, scorer):
+    def score(df, spec):
         seen["spec"] = spec
         from sumjudge.metrics.units import assemble, sides_for
         return assemble(df, spec, {f"len{s.suffix}": [len(h) for h in s.hypotheses] for s in sides_for(df, spec)})
 
     scorer = SimpleNamespace(resolved=SimpleNamespace(configured="toy"), device="cpu")
-    _metric_module().run(snakemake, logging.getLogger("test"), lambda: scorer, score, lambda s: {"metric": "toy"})
+    score_file(lambda: (scorer, score, lambda: {"metric": "toy"}), tmp_path / "mine.parquet", tmp_path / "out.parquet",
+               "mine", config, logging.getLogger("test"))
     assert isinstance(seen["spec"], DatasetSpec) and seen["spec"].custom and seen["spec"].dimensions == ("quality",)
     assert pd.read_parquet(tmp_path / "out.parquet")["len"].tolist() == [2.0]
+    assert read_meta(tmp_path / "out.parquet")["metric"] == "toy"
 
 
 def test_a_users_dataset_has_its_protocols_unit_words_in_the_caveats():

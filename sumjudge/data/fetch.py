@@ -6,27 +6,18 @@ checksum matched, so a failed or interrupted fetch never leaves a half-written f
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import urllib.request
 from pathlib import Path
 
 from ..errors import UserError
-from ..io import tmp_beside
+from ..io import sha256_file, tmp_beside
 from .sources import BY_LOCAL_PATH, Source
 
 
 class FetchError(UserError, RuntimeError):
     """A file could not be fetched or failed its checksum."""
-
-
-def sha256_of(path: str | os.PathLike) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def source_for(local_path: str) -> Source:
@@ -77,7 +68,7 @@ def fetch(local_path: str, dest: str | os.PathLike, mirror: str | None = None,
     try:
         origin = (_copy_from_mirror(source, mirror, tmp) if mirror
                   else _download(source, tmp, timeout))
-        actual = sha256_of(tmp)
+        actual = sha256_file(tmp)
         if actual != source.sha256:
             raise FetchError(
                 f"{source.local_path}: checksum mismatch (from {origin}).\n"

@@ -53,7 +53,7 @@ from typing import Any, Callable, Iterator
 
 import openai
 
-from ..io import tmp_beside
+from ..io import write_json
 from .cache import ResponseCache, make_entry
 from .client import RequestLayer
 from .errors import BatchFailed, BatchPending, BatchTokenLimit, FatalJudgeError, InvalidRequest
@@ -93,16 +93,8 @@ class Journal:
     def write(self, record: dict[str, Any]) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
         record = dict(record, updated=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
-        tmp = tmp_beside(self.path(record["chunk_id"]), prefix=f".{record['chunk_id'][:12]}.")  # umask's mode
-        try:
-            with open(tmp, "w", encoding="utf-8") as fh:
-                json.dump(record, fh, sort_keys=True)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.path(record["chunk_id"]))
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+        write_json(record, self.path(record["chunk_id"]), compact=True, durable=True,
+                   prefix=f".{record['chunk_id'][:12]}.")
 
     @contextlib.contextmanager
     def lock(self, name: str) -> Iterator[None]:

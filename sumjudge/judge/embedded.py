@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..io import tmp_beside
+from ..io import sha256_file, tmp_beside
 from .errors import EmbeddedError
 
 log = logging.getLogger(__name__)
@@ -86,14 +86,6 @@ def part_files(model: EmbeddedModel) -> list[Path]:
                                 f"found {[str(f) for f in data]}")
         parts.append(Path(data[0].locate()))
     return parts
-
-
-def sha256_file(path: Path, chunk: int = 1 << 22) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while block := fh.read(chunk):
-            h.update(block)
-    return h.hexdigest()
 
 
 def assemble(name: str, model_dir: str | os.PathLike | None = None) -> Path:

@@ -26,6 +26,7 @@ from .offline import with_context
 from .transport import Request, Result, Stats, Transport, estimate_tokens
 from .prompts import Template, check_template, load_template, prompt_hash, unit_fields
 from .spec import UNCAPPED_OUTPUT_TOKENS, JudgeSettings, usage_tokens
+from .targets import swap_pairs
 
 log = logging.getLogger(__name__)
 
@@ -175,11 +176,16 @@ class Job:
 def judge_dataset(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", variant: str, template: Template | str | Path,
                   spec: JudgeSettings, *, cache_dir: str | Path, model_dir: str | None = None,
                   order: str = "article", server_log: str | None = None,
-                  progress: bool = True) -> tuple[pd.DataFrame, dict[str, Any]]:
+                  progress: bool = True, swapped: bool = False) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Judge every unit of ``df``; return (per-unit table, usage summary).
 
-    ``dataset``: a registry name, or the spec of a user's dataset (sumjudge.datasets)."""
+    ``dataset``: a registry name, or the spec of a user's dataset (sumjudge.datasets).
+    ``swapped``: the two summaries of every pair exchanged (:func:`targets.swap_pairs`,
+    judge.pairwise_orders): own requests and cache keys; ``variant`` stays the prompt's."""
     t0 = time.monotonic()
+    dataset = _ds.get(dataset)  # resolved once: a spec passes through Job.plan and swap_pairs as it is
+    if swapped:
+        df = swap_pairs(df, dataset)
     job = Job.plan(df, dataset, variant, template, spec, cache_dir, order)
     spec, cache, label, requests = job.spec, job.cache, job.label, job.requests
     bar = Progress(len(requests), label, spec, enabled=progress)
@@ -212,11 +218,14 @@ def judge_dataset(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", variant: s
 
 def submit_batches(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", variant: str,
                    template: Template | str | Path, spec: JudgeSettings, *, cache_dir: str | Path,
-                   order: str = "article") -> dict[str, Any]:
+                   order: str = "article", swapped: bool = False) -> dict[str, Any]:
     """For a ``mode: batch`` judge (rule ``judge_batch_submit``): upload and create the
     batches of the requests :func:`judge_dataset` would send, and return at once with
     what was submitted. :func:`judge_dataset` then finds them in the batch journal and
     only waits, so the batches of all of a judge's jobs are in flight together."""
+    dataset = _ds.get(dataset)
+    if swapped:
+        df = swap_pairs(df, dataset)
     job = Job.plan(df, dataset, variant, template, spec, cache_dir, order)
     requests = job.requests
     missing = [r for r in requests if job.cache.get(r.key) is None]

@@ -6,16 +6,15 @@ from pathlib import Path
 from typing import Any
 
 from .. import datasets as _ds
+from ..catalog import SELECTED_VARIANTS
 from ..io import SWAPPED
 from .endpoint import endpoint_for
 from .spec import JudgeSettings
 
 
-SELECTED_VARIANTS = {"summeval": "summeval_variants"}  # dataset -> config key judge.<key> choosing its variants
-
-
 def variants(dataset: "str | _ds.DatasetSpec", judge_cfg: dict[str, Any]) -> list[str]:
-    """The prompt variants judged for a dataset (SummEval: judge.summeval_variants)."""
+    """The prompt variants judged for a dataset (Table 6's dataset: the config key
+    sumjudge.catalog.SELECTED_VARIANTS names, judge.summeval_variants)."""
     spec = _ds.get(dataset)
     if spec.name in SELECTED_VARIANTS:
         return [v for v in judge_cfg[SELECTED_VARIANTS[spec.name]] if v in spec.variants]
@@ -36,6 +35,12 @@ def output(results: str, judge: str, dataset: str, variant: str, ext: str = "par
     return f"{results}/judge/{judge}/{dataset}/{variant}{SWAPPED if swapped else ''}.{ext}"
 
 
+def table_outputs(results: str, judge: str, dataset: str, variant: str) -> dict[str, str]:
+    """A judge job's two outputs, ``table`` (parquet) and ``usage`` (usage.json), by name."""
+    return {"table": output(results, judge, dataset, variant), "usage": output(results, judge, dataset, variant,
+                                                                                "usage.json")}
+
+
 def outputs(results: str, judges: list[str], datasets: list, judge_cfg: dict[str, Any]) -> list[str]:
     """``datasets``: names or specs (a user's dataset: its spec)."""
     specs = [_ds.get(d) for d in datasets]
@@ -51,8 +56,9 @@ def prompt_dir(judge_cfg: dict[str, Any], workflow_dir: str) -> str:
 
 def prompt_path(directory: str, dataset: "str | _ds.DatasetSpec", variant: str) -> str:
     """A shipped template (``prompts/...``) is read from ``directory`` (judge.prompt_dir);
-    a user's own template file (custom_datasets.<name>.prompt) from where it is."""
-    path = _ds.get(dataset).prompt_file(variant)
+    a user's own template file (custom_datasets.<name>.prompt) from where it is.
+    ``base_swapped`` asks the base prompt (:func:`split_variant`)."""
+    path = _ds.get(dataset).prompt_file(split_variant(variant)[0])
     if Path(path).parts[0] != "prompts":
         return path
     return str(Path(directory) / Path(path).name)
@@ -63,6 +69,24 @@ def threads(spec: JudgeSettings) -> int:
     return endpoint_for(spec).threads
 
 
+
+
+def split_variant(name: str) -> tuple[str, bool]:
+    """The ``{variant}`` wildcard of rules ``judge`` and ``judge_batch_submit``: the prompt
+    variant it asks, and whether the pairs are asked the other way round
+    (``base_swapped`` -> ``("base", True)``; judge.pairwise_orders)."""
+    if name.endswith(SWAPPED):
+        return name[: -len(SWAPPED)], True
+    return name, False
+
+
+def variant_names(specs) -> list[str]:
+    """Every value the ``{variant}`` wildcard of the judge rules takes: each registry
+    variant, and ``base_swapped`` when some dataset's protocol is ``swappable``; longest
+    first (a regex alternation)."""
+    names = {v for s in specs for v in s.variants}
+    names |= {"base" + SWAPPED for s in specs if s.proto.swappable}
+    return sorted(names, key=len, reverse=True)
 
 
 def swapped_outputs(results: str, judges: list[str], datasets: list, judge_cfg: dict[str, Any]) -> list[str]:
@@ -76,9 +100,14 @@ def swapped_outputs(results: str, judges: list[str], datasets: list, judge_cfg: 
             if s.proto.swappable for ext in ("parquet", "usage.json")]
 
 
-def swap_pairs(df):
+def swap_pairs(df, dataset=None):
     """The dataset table with the two summaries (and what belongs to each) exchanged:
-    the judge sees summary_1 first. Gold columns are left alone (the judge never sees them)."""
+    the judge sees summary_1 first. Gold columns are left alone (the judge never sees them).
+    ``dataset``: its protocol must be ``swappable`` (a clear error otherwise)."""
+    spec = None if dataset is None else _ds.get(dataset)
+    if spec is not None and not spec.proto.swappable:
+        raise ValueError(f"dataset {spec.name!r}: its protocol {spec.proto.name!r} is not swappable, so there is no "
+                         f"swapped order to ask (judge.pairwise_orders asks only pairwise datasets' base prompt)")
     out = df.copy()
     for a, b in (("summary_0", "summary_1"), ("policy_0", "policy_1")):
         if a in out and b in out:

@@ -117,3 +117,14 @@ def bartscore_provenance(scorer: BARTScore, key: str) -> dict[str, Any]:
                            "h_r": "summary -> reference"},
             "references": "mean over references", "implementation": "sumjudge (from the paper)",
             "libraries": library_versions()}
+
+
+def job(settings: dict[str, Any], device: str, threads: int, part: str | None = None):
+    """Rule ``metric`` (:mod:`sumjudge.metrics.learned`): one checkpoint ``part`` (``bart`` or
+    ``bart_cnn``, ``metrics.bartscore.models.<part>``): its scorer, its three directions
+    ``(df, spec) -> table`` and its provenance; rule ``metric_bartscore`` joins the two."""
+    scorer = BARTScore(model=settings["models"][part], config_key=f"metrics.bartscore.models.{part}",
+                       batch_size=settings["batch_size"], max_length=settings["max_length"], device=device,
+                       threads=threads)
+    return (scorer, lambda df, spec: score_checkpoint(df, spec, scorer, CHECKPOINTS[part]),
+            lambda: bartscore_provenance(scorer, part))

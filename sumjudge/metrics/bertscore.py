@@ -116,3 +116,11 @@ def score_dataset(df: pd.DataFrame, dataset: str, scorer: BERTScore, progress: b
     out = assemble(df, dataset, columns)
     out["model"] = scorer.resolved.configured
     return out
+
+
+def job(settings: dict[str, Any], device: str, threads: int, part: str | None = None):
+    """Rule ``metric`` (:mod:`sumjudge.metrics.learned`): the scorer from ``metrics.bertscore``,
+    its score function ``(df, spec) -> table`` and its provenance."""
+    scorer = BERTScore(model=settings["model"], num_layers=settings["num_layers"], idf=settings["idf"],
+                       batch_size=settings["batch_size"], device=device, threads=threads)
+    return scorer, lambda df, spec: score_dataset(df, spec, scorer), scorer.provenance

@@ -242,3 +242,15 @@ def score_dataset(df: pd.DataFrame, dataset: str, scorer: DAE, realsumm_premise:
     out["model"] = model_label(scorer.resolved.configured, scorer.parser_name)
     out["parser"] = scorer.parser_name
     return out
+
+
+def job(settings: dict[str, Any], device: str, threads: int, part: str | None = None):
+    """Rule ``metric`` (:mod:`sumjudge.metrics.learned`): the arc classifier and spaCy parser
+    from ``metrics.dae``, its score function ``(df, spec) -> table`` (premise and threshold
+    from the settings) and its provenance."""
+    scorer = DAE(model=settings["model"], parser=settings["parser"], batch_size=settings["batch_size"],
+                 max_length=settings["max_length"], max_arcs=settings["max_arcs"], aggregate=settings["aggregate"],
+                 device=device, threads=threads)
+    premise, threshold = settings["realsumm_premise"], settings["threshold"]
+    return (scorer, lambda df, spec: score_dataset(df, spec, scorer, premise, threshold),
+            lambda: {**scorer.provenance(), "realsumm_premise": premise, "threshold": threshold})

@@ -80,3 +80,14 @@ def score_dataset(df: pd.DataFrame, dataset: str, scorer: FactCC, realsumm_premi
     out = answer_questions(df, dataset, claims, prob, threshold)
     out["model"] = scorer.resolved.configured
     return out
+
+
+def job(settings: dict[str, Any], device: str, threads: int, part: str | None = None):
+    """Rule ``metric`` (:mod:`sumjudge.metrics.learned`): the classifier from ``metrics.factcc``,
+    its score function ``(df, spec) -> table`` (premise and threshold from the settings) and
+    its provenance."""
+    scorer = FactCC(model=settings["model"], batch_size=settings["batch_size"], max_length=settings["max_length"],
+                    device=device, threads=threads)
+    premise, threshold = settings["realsumm_premise"], settings["threshold"]
+    return (scorer, lambda df, spec: score_dataset(df, spec, scorer, premise, threshold),
+            lambda: {**scorer.provenance(), "realsumm_premise": premise, "threshold": threshold})

@@ -191,3 +191,11 @@ def score_dataset(df: pd.DataFrame, dataset: str, scorer: MoverScore, progress: 
     out = assemble(df, dataset, columns)
     out["model"] = scorer.resolved.configured
     return out
+
+
+def job(settings: dict[str, Any], device: str, threads: int, part: str | None = None):
+    """Rule ``metric`` (:mod:`sumjudge.metrics.learned`): the scorer from ``metrics.moverscore``,
+    its score function ``(df, spec) -> table`` and its provenance."""
+    scorer = MoverScore(model=settings["model"], n_gram=settings["n_gram"], batch_size=settings["batch_size"],
+                        device=device, threads=threads)
+    return scorer, lambda df, spec: score_dataset(df, spec, scorer), scorer.provenance

@@ -34,6 +34,7 @@ from typing import Iterable, Mapping
 
 import yaml
 
+from ..io import sha256_file
 from .code import file_digests
 
 FORMAT = "sumjudge-share/1"
@@ -71,14 +72,6 @@ class Summary:
     cache_entries: int = 0
     files: int = 0
     bytes: int = 0
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 # --- what goes in ---------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from typing import Mapping
 
 import pandas as pd
 
+from ..catalog import FLUENCY_COHERENCE, VARIANTS_TABLE
 from ..datasets import BUILTIN, DatasetSpec
 from ..io import write_text
 from .errors import TablesInputError, read_parquet
@@ -101,13 +102,14 @@ def variants_table(data_path: str, judge_paths: list[str], settings: TableSettin
     """Table 6: every judge with every SummEval prompt variant, then Annotator_0/1/2."""
     human = read_parquet(data_path, "dataset table")
     units = pd.Index(human["unit_id"].astype(str))
-    spec = BUILTIN["summeval"]
+    table = VARIANTS_TABLE
+    spec = table.spec
     runs = load_runs(judge_paths, settings, {spec.name: units}, (spec.name,))
     runs.sort(key=lambda r: (r.judge, variant_rank(r.variant)))
-    rows = corr.judge_rows(runs, spec, variants=None, weighted=True) + corr.annotator_rows(human)
-    df = corr.correlation_table(human, rows, spec, "Table 6", settings, compare="base")
-    df = with_caveats(df, {"summeval": human}, runs, settings, context)
-    _log_summary(df, "table6")
+    rows = corr.judge_rows(runs, spec, variants=None, weighted=True) + corr.annotator_rows(human, spec)
+    df = corr.correlation_table(human, rows, spec, table.label, settings, compare="base")
+    df = with_caveats(df, {spec.name: human}, runs, settings, context)
+    _log_summary(df, table.name)
     return df
 
 
@@ -148,9 +150,10 @@ def reply_tables(judge_paths: list[str], data_paths: dict[str, str], settings: T
     units = {ds: pd.Index(read_parquet(p, "dataset table", columns=["unit_id"])["unit_id"].astype(str))
              for ds, p in data_paths.items()}
     runs = load_runs(judge_paths, settings, units, specs=specs)
-    summeval = read_parquet(data_paths["summeval"], "dataset table") if "summeval" in data_paths else None
+    scored = FLUENCY_COHERENCE.spec.name  # Table 9's fluency against coherence
+    human = read_parquet(data_paths[scored], "dataset table") if scored in data_paths else None
     return (explanation_examples(runs, settings), invalid_examples(runs, settings),
-            table9(runs, summeval, settings), usage_table(runs))
+            table9(runs, human, settings), usage_table(runs))
 
 
 # --------------------------------------------------------------------------- writing
@@ -174,7 +177,7 @@ def caveat_sentence(df: pd.DataFrame, settings: TableSettings, context: dict | N
 
 def correlation_latex_for(table: str, df: pd.DataFrame, settings: TableSettings,
                           context: dict | None = None, specs: Specs | None = None) -> str:
-    if table == "table6":
+    if table == VARIANTS_TABLE.name:
         note = ""
         ann = df[df["kind"] == "annotator"] if len(df) else df
         if len(ann):
@@ -184,7 +187,7 @@ def correlation_latex_for(table: str, df: pd.DataFrame, settings: TableSettings,
         caption = ("SummEval, the judge with prompt variants and each expert against the three-expert "
                    f"mean ({settings.method.capitalize()}).{note} Judge variants are tested against the base "
                    "prompt." + caveat_sentence(df, settings, context) + " " + CAPTION_CI)
-        return correlation_latex(df, BUILTIN["summeval"].dimensions, caption, "tab:table6")
+        return correlation_latex(df, VARIANTS_TABLE.columns, caption, f"tab:{table}")
     spec = table_dataset(table, "correlation", specs)[0]
     caption = (f"{settings.method.capitalize()} correlation with human judgments on "
                f"{spec.label} at sample, system and dataset level."

@@ -24,14 +24,13 @@ import re
 import numpy as np
 import pandas as pd
 
-from ..datasets import BUILTIN
+from ..catalog import LEVELS, TABLES
 from .published import load_published
 
 ALPHA = 0.05
-LEVELS = ("sample", "system", "dataset")
-# the paper's Tables 1-5 from the registry: a Likert dataset's dimensions (alphabetical)
+# the paper's Tables 1-5 (sumjudge/catalog.py): a Likert dataset's dimensions (alphabetical)
 # at three levels, an accuracy dataset's one column
-_PAPER = [s for s in BUILTIN.values() if s.paper_table in ("Table 1", "Table 2", "Table 3", "Table 4", "Table 5")]
+_PAPER = [s for t in TABLES.values() if t.kind in ("correlation", "accuracy") for s in t.specs]
 TABLE_ORDER = tuple(dict.fromkeys(s.paper_table for s in _PAPER))
 SHORT = {t: ds[0].label for t in TABLE_ORDER if len(ds := [s for s in _PAPER if s.paper_table == t]) == 1}
 COLUMNS_28: tuple[tuple[str, str, str, str], ...] = tuple(

@@ -102,10 +102,10 @@ def judge_rows(runs: list[JudgeRun], dataset: str, variants: tuple[str, ...] | N
     return rows
 
 
-def annotator_rows(human: pd.DataFrame) -> list[Row]:
+def annotator_rows(human: pd.DataFrame, spec: "_ds.DatasetSpec") -> list[Row]:
     """Table 6: each SummEval expert against the three-expert mean, on the
     summaries that have per-expert scores (all 16 systems with the default sources)."""
-    dims = _ds.BUILTIN["summeval"].dimensions
+    dims = spec.dimensions
     have = human[[f"{d}_expert{k}" for d in dims for k in range(N_EXPERTS)]].notna().all(axis=1)
     units = pd.Index(human.loc[have, "unit_id"].astype(str))
     n_sys = human.loc[have, "system"].nunique()

@@ -33,7 +33,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from .. import __version__
-from ..io import read_meta, write_text
+from ..io import read_meta, sha256_file, write_text
 from .inputs import parse_judge_path, parse_metric_path
 from .settings import TableSettings
 from .workflow import config_digest
@@ -42,14 +42,6 @@ from .workflow import config_digest
 _JUDGE_ID_COLUMNS = {"model": "models", "resolved_model": "resolved_models", "response_model": "response_models",
                      "model_id": "model_ids", "system_fingerprint": "system_fingerprints",
                      "prompt_hash": "prompt_hashes"}
-
-
-def sha256_file(path: str | Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def code_version(repo: str | Path) -> str:

@@ -22,6 +22,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from ..catalog import FLUENCY_COHERENCE
 from ..stats.accuracy import clopper_pearson
 from ..stats.bootstrap import BootBoth, boot_both_levels, percentile_interval
 from ..stats.correlation import dataset_level
@@ -138,7 +139,7 @@ def fluency_coherence(runs: list[JudgeRun], human: pd.DataFrame | None, settings
     """Section 4.3: dataset-level correlation of the judge's fluency and coherence
     scores on SummEval, per prompt variant, with a boot-both interval."""
     cells = []
-    runs = [r for r in _sorted_runs(runs) if r.dataset == "summeval"]
+    runs = [r for r in _sorted_runs(runs) if r.dataset in FLUENCY_COHERENCE.datasets]
     if not runs or human is None:
         return pd.DataFrame(cells)
     human = human.assign(unit_id=human["unit_id"].astype(str))

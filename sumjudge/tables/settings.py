@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from ..catalog import METRIC_TIES_KEY
 from .errors import TablesInputError
 
 # default permutation scheme per correlation level (docs/statistics.md)
@@ -75,8 +76,9 @@ class TableSettings:
             values["method"] = stats["correlation"]
         if "undefined" in stats:
             values["undefined"] = stats["undefined"]
-        if "metric_ties" in (config.get("tldr") or {}):
-            values["metric_ties"] = config["tldr"]["metric_ties"]
+        section, key = METRIC_TIES_KEY  # tldr.metric_ties: Table 3's scoring of a metric tie
+        if key in (config.get(section) or {}):
+            values["metric_ties"] = config[section][key]
         # every field name is accepted, so that {"tables": settings.as_dict()} round-trips; the
         # schema keeps a real config's `tables` block to the tables keys
         names = {f.name for f in fields(cls)}

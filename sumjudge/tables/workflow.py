@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Mapping
 
+from ..catalog import of_kind
 from ..datasets import BUILTIN, DatasetSpec, own_table
 from .inputs import parse_judge_path, parse_metric_path
 
@@ -22,12 +23,12 @@ def tables_of(specs: Mapping[str, DatasetSpec], kind: str) -> dict[str, list[str
     return out
 
 
-# the paper's tables (Tables 1-5); a dataset beyond the paper has a table of its own (own_tables)
-_PAPER = {n: s for n, s in BUILTIN.items() if s.paper_table}
-CORRELATION_TABLES = {t: ds[0] for t, ds in tables_of(_PAPER, "correlation").items()}
-ACCURACY_TABLES = tables_of(_PAPER, "accuracy")
-TABLE_DATASETS = {**{t: [d] for t, d in CORRELATION_TABLES.items()}, **ACCURACY_TABLES, "table6": ["summeval"]}
-REPLY_TABLES = ["table7", "table8", "table9"]
+# the paper's tables (sumjudge/catalog.py); a dataset beyond the paper has a table of its own (own_tables)
+CORRELATION_TABLES = {t: p.datasets[0] for t, p in of_kind("correlation").items()}
+ACCURACY_TABLES = {t: list(p.datasets) for t, p in of_kind("accuracy").items()}
+TABLE_DATASETS = {**{t: [d] for t, d in CORRELATION_TABLES.items()}, **ACCURACY_TABLES,
+                  **{t: list(p.datasets) for t, p in of_kind("variants").items()}}
+REPLY_TABLES = list(of_kind("replies"))
 CHART_TABLES = list(CORRELATION_TABLES) + list(ACCURACY_TABLES)
 
 

@@ -10,7 +10,7 @@
 import re as _re
 
 from sumjudge.judge import targets as _jt
-from sumjudge.judge.spec import JudgeConfigError, judge_resources, judge_specs, resource_name
+from sumjudge.judge.spec import JudgeConfigError, judge_resources, judge_specs
 
 try:  # name -> JudgeSettings; rules pass them to jobs as plain dicts (to_dict: what Snakemake compares)
     JUDGES = judge_specs(config)
@@ -49,6 +49,20 @@ for _res, _cap in JUDGE_RESOURCES.items():
         workflow.register_resource(_res, _cap)
 
 
+# judge.pairwise_orders: [original, swapped] asks every pair of a pairwise dataset (a
+# `swappable` protocol: TLDR, CNN/DM comparisons) again with the two summaries exchanged:
+# the variant `base_swapped` of rules judge_batch_submit and judge (the base prompt, the
+# package swaps the pairs; sumjudge/judge/targets.py). Own outputs and own cache keys; the
+# original order's requests stay exactly as they were. Read by the leaderboard (issue 17).
+SWAPPED_OUTPUTS = _jt.swapped_outputs(RESULTS, JUDGE_RUN, JUDGE_DATASETS, JUDGE_CFG)
+JUDGE_VARIANTS = _ds.alternation(_jt.variant_names(DATASET_SPECS.values()))
+# what both judge rules are told (the judge's settings as a plain dict: what Snakemake
+# compares), and the dataset and variant wildcards they take
+JUDGE_JOB_PARAMS = dict(spec=lambda wc: JUDGES[wc.judge].to_dict(), cache_dir=JUDGE_CFG["cache_dir"],
+                        order=JUDGE_CFG["order"])
+JUDGE_JOB_WILDCARDS = dict(dataset=dataset_constraint(), variant=JUDGE_VARIANTS)
+
+
 # mode: batch. A judge's batch jobs first all submit (judge_batch_submit, one per dataset
 # and variant, claiming the judge's resource, ahead of any waiting job by priority), then
 # wait (rule judge, claiming none of it), so the batches of a run are in flight together
@@ -64,18 +78,13 @@ rule judge_batch_submit:
     log:
         "logs/judge/{judge}/{dataset}/{variant}.submit.log",
     params:
-        spec=lambda wc: JUDGES[wc.judge].to_dict(),
-        cache_dir=JUDGE_CFG["cache_dir"],
-        order=JUDGE_CFG["order"],
+        **JUDGE_JOB_PARAMS,
     priority: 10
     resources:
-        **{_r: (lambda wc, r=_r, cap=_c: cap if resource_name(JUDGES[wc.judge]) == r else 0)
-           for _r, _c in JUDGE_RESOURCES.items()},
+        **judge_job_resources(JUDGES, JUDGE_RESOURCES, waits=False),
     wildcard_constraints:
         judge="|".join(_re.escape(j) for j in JUDGES if JUDGES[j].mode == "batch") or "(?!)",
-        dataset=dataset_constraint(),
-        variant=_ds.alternation(sorted({v for s in DATASET_SPECS.values() for v in s.variants}, key=len,
-                                       reverse=True)),
+        **JUDGE_JOB_WILDCARDS,
     conda:
         "../../envs/judge.yaml"
     script:
@@ -91,27 +100,20 @@ rule judge:
         submitted=lambda wc: [ancient(_jt.output(RESULTS, wc.judge, wc.dataset, wc.variant, "batches.json"))]
         if JUDGES[wc.judge].mode == "batch" else [],
     output:
-        table=_jt.output(RESULTS, "{judge}", "{dataset}", "{variant}"),
-        usage=_jt.output(RESULTS, "{judge}", "{dataset}", "{variant}", "usage.json"),
+        **_jt.table_outputs(RESULTS, "{judge}", "{dataset}", "{variant}"),
     log:
         "logs/judge/{judge}/{dataset}/{variant}.log",
     params:
-        spec=lambda wc: JUDGES[wc.judge].to_dict(),
-        cache_dir=JUDGE_CFG["cache_dir"],
+        **JUDGE_JOB_PARAMS,
         model_dir=JUDGE_CFG["model_dir"],
-        order=JUDGE_CFG["order"],
         allow_api_errors=JUDGE_CFG["allow_api_errors"],
         progress=JUDGE_CFG.get("progress", True),
     threads: lambda wc: _jt.threads(JUDGES[wc.judge])
     resources:  # a batch judge's job only waits: its judge_batch_submit job claimed the resource to submit
-        **{_r: (lambda wc, r=_r, cap=_c: cap if resource_name(JUDGES[wc.judge]) == r
-                and JUDGES[wc.judge].mode != "batch" else 0)
-           for _r, _c in JUDGE_RESOURCES.items()},
+        **judge_job_resources(JUDGES, JUDGE_RESOURCES, waits=True),
     wildcard_constraints:
         judge="|".join(_re.escape(j) for j in JUDGES) or "(?!)",
-        dataset=dataset_constraint(),
-        variant=_ds.alternation(sorted({v for s in DATASET_SPECS.values() for v in s.variants}, key=len,
-                                       reverse=True)),
+        **JUDGE_JOB_WILDCARDS,
     conda:
         "../../envs/judge.yaml"
     script:
@@ -140,74 +142,6 @@ rule judge_cost_estimate:
         "../../scripts/judge_cost_estimate.py"
 
 
-# judge.pairwise_orders: [original, swapped] asks every pair of a pairwise dataset (TLDR)
-# again with the two summaries exchanged; own outputs and own cache keys, the original
-# order's requests stay exactly as they were. Read by the leaderboard (issue 17).
-SWAPPED_OUTPUTS = _jt.swapped_outputs(RESULTS, JUDGE_RUN, JUDGE_DATASETS, JUDGE_CFG)
-
-
-rule judge_batch_submit_swapped:
-    """Rule judge_batch_submit with the two summaries of every pair exchanged."""
-    input:
-        data=dataset_table("{dataset}"),
-        prompt=lambda wc: _jt.prompt_path(JUDGE_PROMPT_DIR, DATASET_SPECS[wc.dataset], wc.variant),
-    output:
-        temp(_jt.output(RESULTS, "{judge}", "{dataset}", "{variant}", "batches.json", swapped=True)),
-    log:
-        "logs/judge/{judge}/{dataset}/{variant}_swapped.submit.log",
-    params:
-        spec=lambda wc: JUDGES[wc.judge].to_dict(),
-        cache_dir=JUDGE_CFG["cache_dir"],
-        order=JUDGE_CFG["order"],
-        swapped=True,
-    priority: 10
-    resources:
-        **{_r: (lambda wc, r=_r, cap=_c: cap if resource_name(JUDGES[wc.judge]) == r else 0)
-           for _r, _c in JUDGE_RESOURCES.items()},
-    wildcard_constraints:
-        judge="|".join(_re.escape(j) for j in JUDGES if JUDGES[j].mode == "batch") or "(?!)",
-        dataset=dataset_constraint(),
-        variant="base",
-    conda:
-        "../../envs/judge.yaml"
-    script:
-        "../../scripts/judge_batch_submit.py"
-
-
-rule judge_swapped:
-    """Rule judge with the two summaries of every pair exchanged (judge.pairwise_orders)."""
-    input:
-        data=dataset_table("{dataset}"),
-        prompt=lambda wc: _jt.prompt_path(JUDGE_PROMPT_DIR, DATASET_SPECS[wc.dataset], wc.variant),
-        submitted=lambda wc: [ancient(_jt.output(RESULTS, wc.judge, wc.dataset, wc.variant, "batches.json",
-                                                 swapped=True))] if JUDGES[wc.judge].mode == "batch" else [],
-    output:
-        table=_jt.output(RESULTS, "{judge}", "{dataset}", "{variant}", swapped=True),
-        usage=_jt.output(RESULTS, "{judge}", "{dataset}", "{variant}", "usage.json", swapped=True),
-    log:
-        "logs/judge/{judge}/{dataset}/{variant}_swapped.log",
-    params:
-        spec=lambda wc: JUDGES[wc.judge].to_dict(),
-        cache_dir=JUDGE_CFG["cache_dir"],
-        model_dir=JUDGE_CFG["model_dir"],
-        order=JUDGE_CFG["order"],
-        allow_api_errors=JUDGE_CFG["allow_api_errors"],
-        progress=JUDGE_CFG.get("progress", True),
-    threads: lambda wc: _jt.threads(JUDGES[wc.judge])
-    resources:  # as rule judge: a batch judge's job only waits
-        **{_r: (lambda wc, r=_r, cap=_c: cap if resource_name(JUDGES[wc.judge]) == r
-                and JUDGES[wc.judge].mode != "batch" else 0)
-           for _r, _c in JUDGE_RESOURCES.items()},
-    wildcard_constraints:
-        judge="|".join(_re.escape(j) for j in JUDGES) or "(?!)",
-        dataset=dataset_constraint(),
-        variant="base",
-    conda:
-        "../../envs/judge.yaml"
-    script:
-        "../../scripts/judge_swapped.py"
-
-
 # judges: {<name>: {scores: <file>}}: another tool's scores become that judge's tables with
 # no request (sumjudge/judge/imported.py, docs/judge.md "Scores from another tool").
 from sumjudge.judge import imported as _imp
@@ -230,8 +164,7 @@ rule judge_import:
         data=dataset_table("{dataset}"),
         scores=lambda wc: SCORE_FILES[wc.judge][wc.dataset],
     output:
-        table=_jt.output(RESULTS, "{judge}", "{dataset}", "base"),
-        usage=_jt.output(RESULTS, "{judge}", "{dataset}", "base", "usage.json"),
+        **_jt.table_outputs(RESULTS, "{judge}", "{dataset}", "base"),
     log:
         "logs/judge/{judge}/{dataset}/base.import.log",
     wildcard_constraints:

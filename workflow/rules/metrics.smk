@@ -58,71 +58,34 @@ METRIC_OUTPUTS += [f"{RESULTS}/metrics/bertscore/{d}.parquet" for d in OWN_BERTS
 # preflight: sumjudge/preflight.py, wired in workflow/rules/common.smk).
 
 
-rule metric_bertscore:
-    """BERTScore F1 per summary (SummEval: mean over its 11 references)."""
+# One rule for the learned metrics: {metric} is one of sumjudge.metrics.learned.LEARNED
+# (bertscore, moverscore, bartscore/bart, bartscore/bart_cnn, factcc, dae); what differs
+# between them (model loading, columns, settings) lives in their modules. BARTScore's two
+# checkpoints are two jobs, joined by rule metric_bartscore.
+from sumjudge.metrics import learned as _learned
+
+
+rule metric:
+    """One learned metric's scores for one dataset (docs/metrics.md)."""
     input:
-        dataset_table("{dataset}"),
+        lambda wc: dataset_table(_learned.scored_dataset(wc.metric, DATASET_SPECS[wc.dataset])),
     output:
-        f"{RESULTS}/metrics/bertscore/{{dataset}}.parquet",
+        f"{RESULTS}/metrics/{{metric}}/{{dataset}}.parquet",
     log:
-        "logs/metrics/bertscore/{dataset}.log",
+        "logs/metrics/{metric}/{dataset}.log",
     params:
-        settings=METRICS["bertscore"],
+        settings=lambda wc: METRICS[_learned.get(wc.metric).settings_key],
         device=METRICS["device"],
     threads: config["threads"]["metrics"]
     resources:
         gpu=METRIC_GPU,
     wildcard_constraints:
-        dataset=dataset_constraint("reference"),
+        metric=_ds.alternation(sorted(_learned.LEARNED, key=len, reverse=True)),
+        dataset=dataset_constraint(),
     conda:
         "../../envs/metrics.yaml"
     script:
-        "../../scripts/metric_bertscore.py"
-
-
-rule metric_moverscore:
-    """MoverScore (v2 settings, implemented here) per summary."""
-    input:
-        dataset_table("{dataset}"),
-    output:
-        f"{RESULTS}/metrics/moverscore/{{dataset}}.parquet",
-    log:
-        "logs/metrics/moverscore/{dataset}.log",
-    params:
-        settings=METRICS["moverscore"],
-        device=METRICS["device"],
-    threads: config["threads"]["metrics"]
-    resources:
-        gpu=METRIC_GPU,
-    wildcard_constraints:
-        dataset=dataset_constraint("reference"),
-    conda:
-        "../../envs/metrics.yaml"
-    script:
-        "../../scripts/metric_moverscore.py"
-
-
-rule metric_bartscore_checkpoint:
-    """BARTScore s_h, h_r, r_h with one checkpoint (bart or bart_cnn)."""
-    input:
-        dataset_table("{dataset}"),
-    output:
-        f"{RESULTS}/metrics/bartscore/{{checkpoint}}/{{dataset}}.parquet",
-    log:
-        "logs/metrics/bartscore/{checkpoint}/{dataset}.log",
-    params:
-        settings=METRICS["bartscore"],
-        device=METRICS["device"],
-    threads: config["threads"]["metrics"]
-    resources:
-        gpu=METRIC_GPU,
-    wildcard_constraints:
-        checkpoint="bart|bart_cnn",
-        dataset=dataset_constraint("reference"),
-    conda:
-        "../../envs/metrics.yaml"
-    script:
-        "../../scripts/metric_bartscore.py"
+        "../../scripts/metric.py"
 
 
 rule metric_bartscore:
@@ -142,47 +105,3 @@ rule metric_bartscore:
         "../../envs/metrics.yaml"
     script:
         "../../scripts/metric_bartscore_merge.py"
-
-
-rule metric_factcc:
-    """FactCC: REALSumm SCU presence and QAGS sentence support."""
-    input:
-        dataset_table("{dataset}"),
-    output:
-        f"{RESULTS}/metrics/factcc/{{dataset}}.parquet",
-    log:
-        "logs/metrics/factcc/{dataset}.log",
-    params:
-        settings=METRICS["factcc"],
-        device=METRICS["device"],
-    threads: config["threads"]["metrics"]
-    resources:
-        gpu=METRIC_GPU,
-    wildcard_constraints:
-        dataset=dataset_constraint("factuality"),
-    conda:
-        "../../envs/metrics.yaml"
-    script:
-        "../../scripts/metric_factcc.py"
-
-
-rule metric_dae:
-    """DAE (implemented here; spaCy parse, see docs/metrics.md): REALSumm SCUs, QAGS sentences."""
-    input:
-        dataset_table("{dataset}"),
-    output:
-        f"{RESULTS}/metrics/dae/{{dataset}}.parquet",
-    log:
-        "logs/metrics/dae/{dataset}.log",
-    params:
-        settings=METRICS["dae"],
-        device=METRICS["device"],
-    threads: config["threads"]["metrics"]
-    resources:
-        gpu=METRIC_GPU,
-    wildcard_constraints:
-        dataset=dataset_constraint("factuality"),
-    conda:
-        "../../envs/metrics.yaml"
-    script:
-        "../../scripts/metric_dae.py"

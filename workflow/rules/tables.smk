@@ -72,6 +72,18 @@ TABLE_OUTPUTS = [
 _table_report = lambda path, table, fmt: report(  # noqa: E731
     path, caption=f"../report/{table}.rst", category="Tables", subcategory=table,
     labels={"table": table, "format": fmt})
+# ... of the table file {table}.<ext> of the rules over the {table} wildcard (one caption for them all)
+_any_table_report = lambda fmt, ext: report(  # noqa: E731
+    f"{TABLES_DIR}/{{table}}.{ext}", caption="../report/table.rst", category="Tables", subcategory="{table}",
+    labels={"table": "{table}", "format": fmt})
+# what the two rules over the {table} wildcard write and are told
+TABLE_FILES = dict(csv=_any_table_report("CSV", "csv"), tex=_any_table_report("LaTeX", "tex"))
+TABLE_PARAMS = dict(settings=TABLE_SETTINGS, context=TABLE_CONTEXT)
+# the report entries of a figure or listing in several formats ({output name: extension}):
+# results/tables/<stem>.<ext>, its caption file, category and what it shows
+_view_reports = lambda stem, caption, category, what, formats: {  # noqa: E731
+    key: report(f"{TABLES_DIR}/{stem}.{ext}", caption=f"../report/{caption}.rst", category=category,
+                labels={"what": what, "format": ext.upper()}) for key, ext in formats.items()}
 
 
 rule correlation_table:
@@ -83,15 +95,11 @@ rule correlation_table:
         metrics=lambda wc: metric_files(METRIC_OUTPUTS, table_datasets(wc.table, ALL_DATASETS)),
         judges=lambda wc: judge_files(JUDGE_OUTPUTS, table_datasets(wc.table, ALL_DATASETS), ["base"]),
     output:
-        csv=report(f"{TABLES_DIR}/{{table}}.csv", caption="../report/table.rst", category="Tables",
-                   subcategory="{table}", labels={"table": "{table}", "format": "CSV"}),
-        tex=report(f"{TABLES_DIR}/{{table}}.tex", caption="../report/table.rst", category="Tables",
-                   subcategory="{table}", labels={"table": "{table}", "format": "LaTeX"}),
+        **TABLE_FILES,
     log:
         "logs/tables/{table}.log",
     params:
-        settings=TABLE_SETTINGS,
-        context=TABLE_CONTEXT,
+        **TABLE_PARAMS,
     wildcard_constraints:
         table=_ds.alternation(list(CORRELATION_TABLES) + CUSTOM_CORRELATION),
     conda:
@@ -110,16 +118,12 @@ rule accuracy_table:
         judges=lambda wc: judge_files(JUDGE_OUTPUTS, table_datasets(wc.table, ALL_DATASETS),
                                       question_variants(table_datasets(wc.table, ALL_DATASETS), DATASET_SPECS)),
     output:
-        csv=report(f"{TABLES_DIR}/{{table}}.csv", caption="../report/table.rst", category="Tables",
-                   subcategory="{table}", labels={"table": "{table}", "format": "CSV"}),
-        tex=report(f"{TABLES_DIR}/{{table}}.tex", caption="../report/table.rst", category="Tables",
-                   subcategory="{table}", labels={"table": "{table}", "format": "LaTeX"}),
+        **TABLE_FILES,
     log:
         "logs/tables/{table}.log",
     params:
         datasets=lambda wc: table_datasets(wc.table, ALL_DATASETS),
-        settings=TABLE_SETTINGS,
-        context=TABLE_CONTEXT,
+        **TABLE_PARAMS,
     wildcard_constraints:
         table=_ds.alternation(list(ACCURACY_TABLES) + CUSTOM_ACCURACY),
     conda:
@@ -128,11 +132,14 @@ rule accuracy_table:
         "../../scripts/accuracy_table.py"
 
 
+from sumjudge.catalog import VARIANTS_TABLE
+
+
 rule variants_table:
     """Table 6: SummEval prompt variants of every judge, and each expert against the mean."""
     input:
-        data=dataset_table("summeval"),
-        judges=judge_files(JUDGE_OUTPUTS, ["summeval"]),
+        data=dataset_table(VARIANTS_TABLE.spec.name),
+        judges=judge_files(JUDGE_OUTPUTS, VARIANTS_TABLE.datasets),
     output:
         csv=_table_report(f"{TABLES_DIR}/table6.csv", "table6", "CSV"),
         tex=_table_report(f"{TABLES_DIR}/table6.tex", "table6", "LaTeX"),
@@ -182,14 +189,8 @@ rule judge_behaviour:
         data=[dataset_table(d) for d in ALL_DATASETS],
         judges=judge_files(JUDGE_OUTPUTS),
     output:
-        csv=report(f"{TABLES_DIR}/judge_behaviour.csv", caption="../report/behaviour.rst", category="Judges",
-                   labels={"what": "answer distribution", "format": "CSV"}),
-        svg=report(f"{TABLES_DIR}/judge_behaviour.svg", caption="../report/behaviour.rst", category="Judges",
-                   labels={"what": "answer distribution", "format": "SVG"}),
-        replies=report(f"{TABLES_DIR}/replies.csv", caption="../report/replies.rst", category="Judges",
-                       labels={"what": "raw replies", "format": "CSV"}),
-        replies_html=report(f"{TABLES_DIR}/replies.html", caption="../report/replies.rst", category="Judges",
-                            labels={"what": "raw replies", "format": "HTML"}),
+        **_view_reports("judge_behaviour", "behaviour", "Judges", "answer distribution", {"csv": "csv", "svg": "svg"}),
+        **_view_reports("replies", "replies", "Judges", "raw replies", {"replies": "csv", "replies_html": "html"}),
     log:
         "logs/tables/judge_behaviour.log",
     params:
@@ -221,12 +222,7 @@ rule judge_chart:
     input:
         CHART_CSVS,
     output:
-        csv=report(f"{TABLES_DIR}/judge_vs_best.csv", caption="../report/chart.rst", category="Chart",
-                   labels={"what": "28-column view", "format": "CSV"}),
-        svg=report(f"{TABLES_DIR}/judge_vs_best.svg", caption="../report/chart.rst", category="Chart",
-                   labels={"what": "28-column view", "format": "SVG"}),
-        png=report(f"{TABLES_DIR}/judge_vs_best.png", caption="../report/chart.rst", category="Chart",
-                   labels={"what": "28-column view", "format": "PNG"}),
+        **_view_reports("judge_vs_best", "chart", "Chart", "28-column view", {"csv": "csv", "svg": "svg", "png": "png"}),
     log:
         "logs/tables/judge_chart.log",
     conda:

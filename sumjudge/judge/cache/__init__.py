@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 log = logging.getLogger(__name__)
 
-from ...io import tmp_beside
+from ...io import write_json
 
 if TYPE_CHECKING:
     from ..spec import JudgeSettings
@@ -237,18 +237,7 @@ class ResponseCache:
     def put(self, key: str, entry: dict[str, Any], add_record: bool = True) -> None:
         if add_record and self.record:
             entry = {**self.record, **entry}
-        path = self.path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = tmp_beside(path, prefix=f".{key[:12]}.")  # the umask's mode, not mkstemp's 0600
-        try:
-            with open(tmp, "w", encoding="utf-8") as fh:
-                json.dump(entry, fh, ensure_ascii=False, sort_keys=True)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, path)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+        write_json(entry, self.path(key), compact=True, ensure_ascii=False, durable=True, prefix=f".{key[:12]}.")
 
     def files(self) -> Iterator[Path]:
         """Every entry file (not the quarantine, not temp files)."""
