@@ -26,6 +26,8 @@ SMALLEST = {
                                                         r"rerun: rc=0 .* fake-server requests=0",
                                                         r"dry run: rc=0 .* nothing-to-be-done=True",
                                                         r"leaderboard rows: \d+"]),
+    "share_export.py": (["--report-mb", "1", "--files", "20"], [r"secret scan alone: [\d.]+ s",
+                                                                 r"share export: [\d.]+ s wall"]),
     "weighted_scores.py": (["--judge", "qwen-0.5b", "--docs", "1", "--systems", "2", "--no-logits-all"],
                            [r"\nweighted\s+[\d.]+\s+[\d.]+", r"\ninteger\s+[\d.]+\s+1\.00"]),
 }

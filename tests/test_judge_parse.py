@@ -193,3 +193,52 @@ def test_binary_valid(reply, label):
 def test_binary_invalid(reply, why):
     p = parse_binary(reply)
     assert p.status == "invalid" and reason(p) == why and p.labels["label"] is None
+
+
+# ------------------------------------------------------------------ linear time
+
+# Replies are model output: a runaway reply must not take minutes. Each of these took more
+# than 3 s at 16 KB before the patterns were made linear (two adjacent runs that take the
+# same characters, a start tried at every newline of a long run, a slice per number): at
+# least 3 minutes at the 128 KB here (quadratic), hours at 1 MB. A run of N characters now
+# costs O(N): measured at 1 MB, at most about 1 s per parser on 2 loaded cores.
+MB = 1 << 17  # 128 KB: keeps the unit tier quick
+ADVERSARIAL = {
+    "dashes": "-" * MB,
+    "quotes": '" ' * (MB // 2),
+    "space dash": " -" * (MB // 2),
+    "Summary, then spaces": "Summary" + " " * MB + " x",
+    "so, then newlines": "so" + "\n" * MB + " x",
+    "answer:, then spaces": "answer:" + " " * MB + " x",
+    "here is, then spaces": "here is" + " " * MB + " x",
+    "I prefer, then newlines": "I prefer" + "\n" * MB + " x",
+    "1., then spaces": "1." + " " * MB + " x",
+    "Relevance, then spaces": "Relevance" + " " * MB + " x 4",
+    "Relevance, then 1a": "Relevance: " + "1a" * (MB // 2) + " x 4",
+    "1, then newlines": "1" + "\n" * MB + " x 4",
+    "dots": "." * MB + " x",
+}
+PARSE_ALL = """
+import sys, time
+from sumjudge.judge import parse as P
+from test_judge_parse import ADVERSARIAL
+worst = 0.0
+for name, reply in ADVERSARIAL.items():
+    start = time.monotonic()
+    P.parse_likert(reply, ["relevance", "consistency", "fluency", "coherence"], summary="s t u v w x y z", article="a b c")
+    P.parse_likert(reply, ["overall"], low=0, high=100)
+    P.parse_pairwise(reply); P.parse_pairwise_tie(reply); P.parse_pyramid(reply, 5); P.parse_binary(reply)
+    worst = max(worst, time.monotonic() - start)
+print(f"{worst:.2f}")
+"""
+
+
+def test_a_long_adversarial_reply_is_parsed_in_seconds():
+    import os
+    import subprocess
+    import sys
+    from support.harness import REPO
+    out = subprocess.run([sys.executable, "-c", PARSE_ALL], capture_output=True, text=True, timeout=120, cwd=REPO,
+                         env={**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "tests")])})
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert float(out.stdout) < 5, f"the slowest 128 KB reply took {out.stdout.strip()} s for all six parsers"

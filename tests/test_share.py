@@ -190,6 +190,73 @@ def test_no_archive_is_written_with_a_key_in_base_url(results, tmp_path):
     assert not archive.exists()
 
 
+# --- the secret scan stays linear ---------------------------------------------------------------
+
+SCAN = """
+import sys, time
+from sumjudge.share.archive import Member, find_secrets
+data = open(sys.argv[1], "rb").read()
+start = time.monotonic()
+found = find_secrets([Member("results/report.html", data=data)], ["SJ_SHARE_TEST_KEY"],
+                     {"SJ_SHARE_TEST_KEY": sys.argv[2]})
+print(f"{time.monotonic() - start:.3f}")
+print("\\n".join(found))
+"""
+
+
+def _scan(tmp_path, data: bytes) -> tuple[float, list[str]]:
+    """find_secrets over ``data`` in a process of its own, killed after 10 s (a regular
+    expression holds the interpreter: no thread could stop it)."""
+    path = tmp_path / "blob"
+    path.write_bytes(data)
+    out = subprocess.run([sys.executable, "-c", SCAN, str(path), MARKER], capture_output=True, text=True,
+                         timeout=10, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert out.returncode == 0, out.stderr[-2000:]
+    seconds, *found = out.stdout.splitlines()
+    return float(seconds), [f for f in found if f]
+
+
+def _alnum(n: int, seed: int = 0) -> bytes:
+    import random
+    import string
+    rng = random.Random(seed)
+    return "".join(rng.choices(string.ascii_letters + string.digits, k=n)).encode()
+
+
+def test_a_megabyte_of_letters_and_digits_is_scanned_in_seconds(tmp_path):
+    # the old single pattern backtracked over the whole run at every start: minutes here
+    seconds, found = _scan(tmp_path, _alnum(1 << 20))
+    assert found == [] and seconds < 5
+
+
+def test_a_megabyte_of_base64_with_schemes_and_ats_is_scanned_and_its_one_url_found(tmp_path):
+    blob = base64.b64encode(_alnum(3 << 18, seed=1))  # 1 MB, as an HTML report embeds files
+    chunks = [blob[i:i + 4096] for i in range(0, len(blob), 4096)]
+    for i in range(0, len(chunks), 16):  # "://" and "@" in the middle of long runs, no user:password
+        chunks[i] = chunks[i][:2000] + b"://" + chunks[i][2000:3000] + b"@" + chunks[i][3000:]
+    planted = f"https://user:{MARKER}@api.example.org/v1".encode()
+    data = (b'<img src="data:image/png;base64,' + b"".join(chunks[:200]) + b'">\n<p>' + planted + b"</p>\n"
+            + b"".join(chunks[200:]))
+    seconds, found = _scan(tmp_path, data)
+    assert seconds < 5
+    assert found == [
+        "results/report.html, line 2: the value of $SJ_SHARE_TEST_KEY",
+        "results/report.html, line 2: a URL with credentials (https://user:sk-SHARE-MA...)"]
+
+
+def test_the_linear_url_scan_finds_what_the_pattern_finds():
+    import random
+    pieces = [b"a", b"Z", b"1", b"+", b".", b"-", b":", b"/", b"@", b" ", b"\n", b'"', b"://", b"h://", b"u:p@"]
+    rng = random.Random(7)
+    matched = 0
+    for _ in range(20000):
+        data = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 30)))
+        m = share.URL_CREDENTIALS.search(data)
+        assert share.url_with_credentials(data) == ((m.start(), m.group(0)) if m else None), data
+        matched += m is not None
+    assert matched > 500  # the cases exercise matches, not only misses
+
+
 def test_status_names_the_stale_rule_and_the_changed_file(tmp_path):
     wd = _copy_code(tmp_path / "clone")
     (wd / "workflow/rules").mkdir(parents=True)

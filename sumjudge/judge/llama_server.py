@@ -1,6 +1,10 @@
-"""``python -m sumjudge.judge.llama_server [--extra-buffers BOOL] ARGS``: llama-cpp-python's
-OpenAI-compatible server (``python -m llama_cpp.server ARGS``), unchanged except for one
-model-loading switch and one generation-time path the server does not have.
+"""``python -m sumjudge.judge.llama_server [--exit-with-parent] [--extra-buffers BOOL] ARGS``:
+llama-cpp-python's OpenAI-compatible server (``python -m llama_cpp.server ARGS``), unchanged
+except for one model-loading switch and one generation-time path the server does not have.
+
+**Exit with the parent.** With ``--exit-with-parent`` the server exits as soon as its
+standard input, a pipe from the judge that started it, reaches end-of-file: when the
+judge dies by any signal (:mod:`sumjudge.judge.lifeline`).
 
 **Extra buffers.** llama.cpp repacks weights into "extra buffer types" for the CPU it
 runs on; on a CPU that announces Intel AMX, that means AMX tile instructions. On virtual
@@ -133,6 +137,11 @@ def _patch_sparse_logprobs() -> None:
 
 def main(argv: list[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if "--exit-with-parent" in argv:  # before the slow imports: a parent killed meanwhile is seen too
+        argv.remove("--exit-with-parent")
+        from .lifeline import watch_parent
+
+        watch_parent("llama.cpp server")
     extra = False
     if "--extra-buffers" in argv:
         i = argv.index("--extra-buffers")

@@ -56,8 +56,8 @@ _REFUSAL = re.compile(
     r"I (?:cannot|can't|can not|am unable to|am not able to|won't be able to)|"
     r"unable to (?:provide|evaluate|rate|determine))\b", re.IGNORECASE)
 _NEW_SUMMARY = re.compile(
-    r"^\W*(?:(?:here is|here's|below is)\s+(?:a|an|the|my)?\s*(?:new|revised|improved|better|possible|"
-    r"concise|brief|short)?\s*summary|(?:new|revised|improved|better)\s+summary\s*:|summary\s*:|tl;?dr\s*:)",
+    r"^\W*(?:(?:here is|here's|below is)\s+(?:(?:a|an|the|my)\s*)?(?:(?:new|revised|improved|better|possible|"
+    r"concise|brief|short)\s*)?summary|(?:new|revised|improved|better)\s+summary\s*:|summary\s*:|tl;?dr\s*:)",
     re.IGNORECASE)
 _WORD = re.compile(r"[a-z0-9']+")
 
@@ -105,7 +105,7 @@ def explain_no_label(reply: str, finish_reason: str | None = None, *, summary: s
 
 _NUMBER = re.compile(r"(?<![\d.])-?\d+(?:\.\d+)?(?![\d])")
 # "1-5", "(1 to 5)", "1 (worst) to 5 (best)", "on a scale of 1-5": the scale, not a score
-_SCALE = re.compile(r"\(?\b1\s*(?:\(\s*worst\s*\))?\s*(?:-|–|—|to)\s*5\b\s*(?:\(\s*best\s*\))?\)?", re.IGNORECASE)
+_SCALE = re.compile(r"\(?\b1\s*(?:\(\s*worst\s*\)\s*)?(?:-|–|—|to)\s*5\b\s*(?:\(\s*best\s*\))?\)?", re.IGNORECASE)
 # "4/5", "4 out of 5", "4 / 5.0": keep the 4, drop the denominator
 _DENOMINATOR = re.compile(r"(?<=\d)\s*(?:/|out of)\s*5(?:\.0)?\b", re.IGNORECASE)
 # list markers at line starts: "1. Relevance: 4" must not read 1 as a score
@@ -120,7 +120,7 @@ def _scale_patterns(low: float, high: float) -> tuple[re.Pattern, re.Pattern]:
     if (low, high) == (1, 5):
         return _SCALE, _DENOMINATOR
     lo, hi = (re.escape(f"{v:g}") for v in (low, high))
-    scale = re.compile(rf"\(?(?<![\d.]){lo}\s*(?:\(\s*worst\s*\))?\s*(?:-|–|—|to)\s*{hi}\b\s*"
+    scale = re.compile(rf"\(?(?<![\d.]){lo}\s*(?:\(\s*worst\s*\)\s*)?(?:-|–|—|to)\s*{hi}\b\s*"
                        rf"(?:\(\s*best\s*\))?\)?", re.IGNORECASE)
     denominator = re.compile(rf"(?<=\d)\s*(?:/|out of)\s*{hi}(?:\.0)?\b", re.IGNORECASE)
     return scale, denominator
@@ -145,8 +145,12 @@ def _alias_pattern(dims: Sequence[str]) -> tuple[re.Pattern, dict[str, str]]:
 # what may stand between a dimension's name and its score: "Relevance: 4",
 # "**Relevance**: 4", "Relevance (1-5) - 4", '"relevance": 4', "| Relevance | 4 |",
 # "Relevance score: 4", "Relevance is 4", "Relevance = 4"
-_LEAD = re.compile(r"[\s\"'*_:=|()\[\]\-–—>]*(?:(?:score|rating|rated)\b[\s\"'*_:=|()\-–—]*)?"
-                   r"(?:(?:is|of|at|gets?|receives?)\s+(?:an?\s+)?)?[\s\"'*_:=|(\[]*$", re.IGNORECASE)
+# Each run is matched atomically, (?=(X*))\1 (Python 3.10 has no possessive X*+): what
+# follows a run starts with a letter or is a run of a subset of its characters up to the
+# end, so giving characters back never helps, and without it a long run of spaces between
+# a name and a number took time quadratic in its length.
+_LEAD = re.compile(r"(?=([\s\"'*_:=|()\[\]\-–—>]*))\1(?:(?:score|rating|rated)\b(?=([\s\"'*_:=|()\-–—]*))\2)?"
+                   r"(?:(?:is|of|at|gets?|receives?)(?=(\s+))\3(?:an?(?=(\s+))\4)?)?[\s\"'*_:=|(\[]*$", re.IGNORECASE)
 # a score marker inside a dimension's text: "Score: 4", "Rating - 4", "score of 4",
 # "I would give it a 4", "rated 4"
 _MARKER = re.compile(r"(?:\b(?:score|rating)\b\s*(?:[:=\-–—]|\bof\b|\bis\b)?|\brated\b|\bgives?\s+(?:it\s+)?an?\b|"
@@ -165,7 +169,9 @@ def _likert_candidates(clean: str, end: int, stop: int, low: float = 1,
     standalone in-range number on the mention's own line."""
     out = []
     numbers = [m for m in _NUMBER.finditer(clean, end, stop)]
-    alone = [m for m in numbers if _ALONE_AFTER.match(clean, m.end()) or not clean[m.end():stop].strip(" \t,;")]
+    # from `tail` on, the segment holds only " \t,;" (one pass, not one slice per number)
+    tail = end + len(clean[end:stop].rstrip(" \t,;"))
+    alone = [m for m in numbers if _ALONE_AFTER.match(clean, m.end()) or m.end() >= tail]
     if numbers and _LEAD.match(clean[end:numbers[0].start()]) and numbers[0] in alone:
         m = numbers[0]
         out.append((1, float(m.group(0)), (m.start(), m.end())))
@@ -173,8 +179,8 @@ def _likert_candidates(clean: str, end: int, stop: int, low: float = 1,
         window = clean[max(end, m.start() - 40):m.start()]
         if _MARKER.search(window):
             out.append((2, float(m.group(0)), (m.start(), m.end())))
-    line_end = clean.find("\n", end)
-    line_end = stop if line_end < 0 else min(line_end, stop)
+    line_end = clean.find("\n", end, stop)
+    line_end = stop if line_end < 0 else line_end
     on_line = [m for m in alone if m.start() < line_end and low <= float(m.group(0)) <= high]
     if on_line:
         m = on_line[-1]
@@ -216,7 +222,7 @@ def parse_likert(reply: str, dimensions: Sequence[str], finish_reason: str | Non
     for i, (_, end, dim) in enumerate(mentions):
         stop = mentions[i + 1][0] if i + 1 < len(mentions) else len(clean)
         # a number on the next dimension's line belongs to that line ("2 (fluency)")
-        line_start = clean.rfind("\n", 0, stop) + 1
+        line_start = clean.rfind("\n", end, stop) + 1  # 0 (not after end) when none: as from 0
         if i + 1 < len(mentions) and line_start > end:
             stop = line_start
         found[dim] += _likert_candidates(clean, end, stop, low, high)
@@ -311,8 +317,8 @@ def weighted_likert(reply: str, spans: dict[str, tuple[int, int]], logprobs: lis
 
 # ---------------------------------------------------------------- pairwise
 
-_SUMMARY_REF = re.compile(r"\bsummary\s*#?\s*([01])\b", re.IGNORECASE)
-_S = r"(?:\*\*|__)?\bsummary\s*#?\s*([01])\b(?:\*\*|__)?"
+_SUMMARY_REF = re.compile(r"\bsummary\s*(?:#\s*)?([01])\b", re.IGNORECASE)
+_S = r"(?:\*\*|__)?\bsummary\s*(?:#\s*)?([01])\b(?:\*\*|__)?"
 _ADV = r"(?:(?:much|far|slightly|clearly|significantly|somewhat|a\s+bit|considerably|overall|definitely|a\s+little|even|also|the)\s+)*"
 # adjectives after "more"/"less" that are faults: "more confusing" prefers the other one
 _FAULTS = ("confusing", "verbose", "redundant", "repetitive", "misleading", "inaccurate", "difficult", "complicated",
@@ -329,15 +335,18 @@ _COMPARE_NEG = re.compile(_S + r"\s+(?:isn't|is\s+not|wasn't)\s+" + _ADV + r"(?:
                           r")|(more|less)\s+(\w[\w-]*)|(as\s+good\s+as))", re.IGNORECASE)
 # "I prefer Summary X", "I would choose Summary X", "the better summary is Summary X",
 # "Answer: Summary X", "Therefore, Summary X", "Summary X wins", "Summary X over Summary Y"
-_PICK = re.compile(r"(?:\b(?:prefer|preferred|choose|chose|pick|select|go\s+with|vote\s+for|recommend)\s+(?:is\s+)?"
-                   r"(?:the\s+)?|\b(?:better|best|preferred|stronger)\s+(?:one|summary|option|choice)?\s*(?:is|would\s+be)\s*|"
-                   r"\b(?:answer|choice|verdict|winner|decision|selection|preference)\s*(?:is|:|=|-)\s*|"
-                   r"\b(?:therefore|thus|hence|so|overall|in\s+conclusion|in\s+summary|conclusion)\s*[,:]?\s*)"
+# (whitespace at the end of each branch is left to the run after it: two adjacent runs
+# that both take spaces made a long run of spaces quadratic)
+_PICK = re.compile(r"(?:\b(?:prefer|preferred|choose|chose|pick|select|go\s+with|vote\s+for|recommend)(?=\s)"
+                   r"(?:\s+is(?=\s))?(?:\s+the(?=\s))?|"
+                   r"\b(?:better|best|preferred|stronger)\s+(?:(?:one|summary|option|choice)\s*)?(?:is|would\s+be)|"
+                   r"\b(?:answer|choice|verdict|winner|decision|selection|preference)\s*(?:is|:|=|-)|"
+                   r"\b(?:therefore|thus|hence|so|overall|in\s+conclusion|in\s+summary|conclusion)(?:\s*[,:])?)"
                    r"[\s*_\"'(\[]*" + _S, re.IGNORECASE)
 _WINS = re.compile(_S + r"\s+(?:wins|is\s+the\s+winner|is\s+preferred|is\s+chosen|is\s+my\s+(?:pick|choice)|"
-                   r"(?:is\s+)?(?:preferred\s+)?over\s+summary\s*#?\s*[01])", re.IGNORECASE)
-_LEAD_CHOICE = re.compile(r"^[\W_]*(?:(?:answer|choice|better\s+summary|best\s+summary)\s*[:\-]\s*)?[\W_]*"
-                          r"(?:summary\s*#?\s*)?([01])\b(?!\s*(?:is|was|seems|and|or|,)\b)[\W_]*(?:$|\n|[.)]\s)",
+                   r"(?:is\s+)?(?:preferred\s+)?over\s+summary\s*(?:#\s*)?[01])", re.IGNORECASE)
+_LEAD_CHOICE = re.compile(r"^[\W_]*(?:(?:answer|choice|better\s+summary|best\s+summary)\s*[:\-][\W_]*)?"
+                          r"(?:summary\s*(?:#\s*)?)?([01])\b(?!\s*(?:is|was|seems|and|or|,)\b)[\W_]*(?:$|\n|[.)]\s)",
                           re.IGNORECASE)
 _TIE = re.compile(r"\b(?:both\s+(?:summaries\s+)?(?:are|were)\s+(?:\w+\s+)?(?:equally|similar|equal|the\s+same|"
                   r"good|comparable)|equally\s+(?:good|bad|clear|confusing)|neither\s+(?:summary\s+)?is|"
@@ -385,7 +394,7 @@ def parse_pairwise(reply: str, finish_reason: str | None = None) -> Parsed:
     names only one summary, without any comparison, chose it. Statements that
     disagree, or a tie, make it ``ambiguous``."""
     text = (reply or "").strip()
-    bare = re.fullmatch(r"[\W_]*(?:answer\s*:\s*)?(?:summary\s*#?\s*)?([01])[\W_]*", text, re.IGNORECASE)
+    bare = re.fullmatch(r"[\W_]*(?:answer\s*:\s*)?(?:summary\s*(?:#\s*)?)?([01])[\W_]*", text, re.IGNORECASE)
     if bare:
         return Parsed({"choice": int(bare.group(1))})
     votes = _pair_votes(text)
@@ -434,7 +443,7 @@ def parse_pairwise_tie(reply: str, finish_reason: str | None = None) -> Parsed:
 # ---------------------------------------------------------------- Pyramid
 
 _YESNO = re.compile(r"\b(yes|no)\b", re.IGNORECASE)
-_PAIR = re.compile(r"(?<!\d)(\d{1,3})\s*[.):\-]\s*\**\s*(yes|no)\b", re.IGNORECASE)
+_PAIR = re.compile(r"(?<!\d)(\d{1,3})\s*[.):\-]\s*(?:\*+\s*)?(yes|no)\b", re.IGNORECASE)
 _NUMBERED_LINE = re.compile(r"^[\s>*#-]*(?:scu\s*|unit\s*)?(\d{1,3})\s*[.):\-]?\s+(.*)$", re.IGNORECASE)
 
 
@@ -488,19 +497,35 @@ def parse_pyramid(reply: str, n_scus: int, finish_reason: str | None = None) -> 
 _POS_WORDS = r"(?:yes|supported|consistent|true|correct|entailed|faithful|accurate)"
 _NEG_WORDS = r"(?:no|not\s+supported|unsupported|inconsistent|not\s+consistent|false|incorrect|contradicted|" \
              r"not\s+entailed|unfaithful|inaccurate|not\s+true|not\s+correct)"
-_BIN_LEAD = re.compile(r"^[\W_]*(?:(?:final\s+)?answer\s*[:\-]?\s*|verdict\s*[:\-]\s*|label\s*[:\-]\s*)?[\W_]*"
+_BIN_LEAD = re.compile(r"^[\W_]*(?:(?:(?:final\s+)?answer|verdict\s*[:\-]|label\s*[:\-])[\W_]*)?"
                        r"(?:the\s+sentence\s+is\s+|it\s+is\s+|this\s+is\s+)?(?:(" + _NEG_WORDS + r")|(" + _POS_WORDS +
                        r"))\b", re.IGNORECASE)
-_BIN_ANSWER = re.compile(r"\b(?:(?:final\s+)?answer|verdict|label)\s*(?:is|:|-|=)\s*[\W_]*(?:(" + _NEG_WORDS + r")|(" +
+_BIN_ANSWER = re.compile(r"\b(?:(?:final\s+)?answer|verdict|label)\s*(?:is|:|-|=)[\W_]*(?:(" + _NEG_WORDS + r")|(" +
                          _POS_WORDS + r"))\b", re.IGNORECASE)
 _BIN_STATE_NEG = re.compile(r"\b(?:is|are)\s+(?:not|n't)\s+(?:supported|consistent|entailed|true)\b|"
                             r"\bisn't\s+(?:supported|consistent|entailed|true)\b|\bnot\s+supported\b|"
                             r"\bcontradicts\b|\bis\s+(?:unsupported|inconsistent|contradicted|false)\b", re.IGNORECASE)
 _BIN_STATE_POS = re.compile(r"\b(?:is|are)\s+(?:fully\s+|directly\s+|clearly\s+|well\s+)?(?:supported|entailed|"
                             r"consistent\s+with)\b", re.IGNORECASE)
-# "yes"/"no" that answer, not "no contradiction", "no evidence"
-_YES_NO_WORD = re.compile(r"(?:^|[.!:\n*\"]\s*)(yes|no)\b(?![\s-]+(?:one|longer|doubt|evidence|mention|information|"
+# "yes"/"no" that answer, not "no contradiction", "no evidence": at the start, or after one of
+# . ! : newline * " and whitespace (what `(?:^|[.!:\n*"]\s*)(yes|no)\b(?!...)` matches; as one
+# pattern it tried a start at every newline of a long run of them: quadratic)
+_YES_NO_WORD = re.compile(r"\b(yes|no)\b(?![\s-]+(?:one|longer|doubt|evidence|mention|information|"
                           r"contradiction|errors?|indication|such|other|more|less|details?))", re.IGNORECASE)
+_ANSWER_OPENERS = '.!:\n*"'
+
+
+def _answer_words(text: str) -> list[str]:
+    """The yes/no words of :data:`_YES_NO_WORD` that start the text or follow an opener
+    and whitespace; each whitespace run is walked once."""
+    out = []
+    for m in _YES_NO_WORD.finditer(text):
+        r = m.start()
+        while r > 0 and text[r - 1].isspace() and text[r - 1] != "\n":
+            r -= 1
+        if m.start() == 0 or (r > 0 and text[r - 1] in _ANSWER_OPENERS):
+            out.append(m.group(1))
+    return out
 
 
 def parse_binary(reply: str, finish_reason: str | None = None) -> Parsed:
@@ -526,7 +551,7 @@ def parse_binary(reply: str, finish_reason: str | None = None) -> Parsed:
         kinds.add(0)
     if _BIN_STATE_POS.search(_blank(text, _BIN_STATE_NEG)):
         kinds.add(1)
-    kinds |= {int(m.group(1).lower() == "yes") for m in _YES_NO_WORD.finditer(text)}
+    kinds |= {int(w.lower() == "yes") for w in _answer_words(text)}
     if len(kinds) == 1:
         return Parsed({"label": kinds.pop()})
     if len(kinds) == 2:

@@ -171,8 +171,10 @@ def error_text(body: Any, default: str) -> str:
 
 _CONTEXT = re.compile(r"context[_ ]length|maximum context|context window|too many tokens|"
                       r"exceed(?:s|ed)? (?:the )?(?:context|maximum)|prompt is too long", re.IGNORECASE)
-_MODEL = re.compile(r"model[_ ]not[_ ]found|does not exist|no such model|unknown model|model .* not (?:found|served)|"
-                    r"not a valid model|invalid model name", re.IGNORECASE)
+# "model X not found": X bounded (a name, not a paragraph), so a long error body with many
+# "model " in one line costs linear time, not a scan to the line's end from each of them
+_MODEL = re.compile(r"model[_ ]not[_ ]found|does not exist|no such model|unknown model|"
+                    r"model [^\n]{0,300}? not (?:found|served)|not a valid model|invalid model name", re.IGNORECASE)
 # what a gateway (LiteLLM's proxy) answers with 400 for a key it cannot check
 _GATEWAY_AUTH = re.compile(r"no connected db|authentication error|invalid (?:proxy server )?token|"
                            r"virtual key|invalid api key|api key (?:is )?(?:not valid|invalid)", re.IGNORECASE)

@@ -43,8 +43,14 @@ SHARE_DIR = "share"            # under results/: what `import` adds (config, the
 MACHINE_LOCAL_KEYS = ("mirror",)  # where *this* machine reads pinned files from: not the collaborator's
 DEFAULT_KEY_ENVS = ("OPENAI_API_KEY",)
 MIN_SECRET_LEN = 8             # shorter env values are not looked for (they match by chance)
-# scheme://user:password@host (user info with a password) or user info alone with a token-like user
+# scheme://user:password@host (user info with a password). What is matched; it is not run as
+# one pattern over a whole file (a search would backtrack over every run of letters and
+# digits, quadratic in its length: 33 s for 256 KB of base64): see url_with_credentials
 URL_CREDENTIALS = re.compile(rb"[A-Za-z][A-Za-z0-9+.-]*://[^\s/:@\"'<>]+:[^\s/@\"'<>]+@[^\s/\"'<>]+")
+_SCHEME_TAIL = re.compile(rb"[A-Za-z0-9+.-]*")   # run over the reversed bytes before a "://"
+_LETTER = re.compile(rb"[A-Za-z]")
+_USERINFO_HOST = re.compile(rb"[^\s/:@\"'<>]+:[^\s/@\"'<>]+@[^\s/\"'<>]+")  # after the "://"
+# the value's run is greedy, but only the first match runs it: no failed attempt backtracks over it
 CREDENTIAL_QUERY = re.compile(rb"[?&](?:api[_-]?key|key|token|access[_-]?token|password|secret)=[^&\s\"'<>]+",
                               re.IGNORECASE)
 
@@ -159,6 +165,30 @@ def _line_of(data: bytes, offset: int) -> int:
     return data.count(b"\n", 0, offset) + 1
 
 
+def url_with_credentials(data: bytes) -> tuple[int, bytes] | None:
+    """(start, matched bytes) of the first match of :data:`URL_CREDENTIALS` in ``data``
+    (None when there is none), the same as ``URL_CREDENTIALS.search(data)`` finds, in time
+    linear in ``len(data)``.
+
+    A literal search finds each ``://``; the scheme is the run of scheme characters just
+    before it (it cannot hold ``:`` or ``/``, so it never reaches back past the previous
+    ``://``) and starts at that run's first letter; the user info and host are matched
+    forward from the ``://`` (none of their parts runs past the next ``/``, so neither
+    past the next ``://``). Every byte is looked at a bounded number of times."""
+    prev = 0
+    hit = data.find(b"://")
+    while hit >= 0:
+        run = _SCHEME_TAIL.match(data[prev:hit][::-1]).end()  # scheme characters just before
+        letter = _LETTER.search(data, hit - run, hit)
+        if letter:
+            rest = _USERINFO_HOST.match(data, hit + 3)
+            if rest:
+                return letter.start(), data[letter.start():rest.end()]
+        prev = hit + 3
+        hit = data.find(b"://", prev)
+    return None
+
+
 def find_secrets(members: Iterable[Member], key_envs: Iterable[str],
                  environ: Mapping[str, str] | None = None) -> list[str]:
     """Every place a key value (from the judges' api_key_env variables) or a URL with
@@ -173,12 +203,13 @@ def find_secrets(members: Iterable[Member], key_envs: Iterable[str],
             at = data.find(value)
             if at >= 0:
                 found.append(f"{m.arcname}, line {_line_of(data, at)}: the value of ${name}")
-        for pattern, what in ((URL_CREDENTIALS, "a URL with credentials"),
-                              (CREDENTIAL_QUERY, "a URL with a credential parameter")):
-            match = pattern.search(data)
-            if match:
-                found.append(f"{m.arcname}, line {_line_of(data, match.start())}: {what} "
-                             f"({match.group(0)[:24].decode(errors='replace')}...)")
+        url = url_with_credentials(data)
+        query = CREDENTIAL_QUERY.search(data)
+        for hit, what in ((url, "a URL with credentials"),
+                          (query and (query.start(), query.group(0)), "a URL with a credential parameter")):
+            if hit:
+                found.append(f"{m.arcname}, line {_line_of(data, hit[0])}: {what} "
+                             f"({hit[1][:24].decode(errors='replace')}...)")
     return found
 
 
