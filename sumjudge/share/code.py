@@ -44,10 +44,16 @@ def _package_of(root: Path, path: Path) -> str | None:
     return ".".join(parts)
 
 
-def _imports(path: Path, root: Path) -> set[str]:
+def _imports(path: Path, root: Path) -> frozenset[str]:
     """Dotted names of the project modules one file imports (absolute or relative)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    package = _package_of(root, path)
+    return _imports_of(path.read_text(encoding="utf-8"), _package_of(root, path), str(path))
+
+
+@lru_cache(maxsize=None)
+def _imports_of(source: str, package: str | None, filename: str) -> frozenset[str]:
+    """:func:`_imports` of one file's text (keyed by the text itself: an edited file is parsed anew;
+    every script's closure shares the modules it has in common with the others)."""
+    tree = ast.parse(source, filename=filename)
     names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -68,7 +74,7 @@ def _imports(path: Path, root: Path) -> set[str]:
             match = _DOTTED.match(node.value)
             if match:
                 names.add(match.group(1))
-    return names
+    return frozenset(names)
 
 
 def code_files(script: str | Path, root: str | Path) -> list[Path]:
