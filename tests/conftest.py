@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from support.tiers import fast_tier_guard
-from support.harness import MIRROR, REPO, default_options  # noqa: F401  (the checkout and the data mirror, for every test)
+from support.harness import MIRROR, REPO, default_options  # noqa: F401  (the checkout and the data mirror)
 
 
 # ----------------------------------------------------------------------------- the tiers

@@ -54,4 +54,4 @@ from .faults import FAULTS, Fault
 from .replies import REASONING_TOKENS, default_logprobs, default_reply, logprob_item
 from .server import FakeOpenAIServer
 
-__all__ = ["FakeOpenAIServer", "default_reply"]
+__all__ = ["FAULTS", "REASONING_TOKENS", "FakeOpenAIServer", "Fault", "default_logprobs", "default_reply", "logprob_item"]

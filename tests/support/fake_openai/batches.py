@@ -106,7 +106,8 @@ class Batches:
             self.batch_events.append((t, bid, "failed" if final == "token_limit" else final))
         if final in ("failed", "token_limit"):
             with self.lock:
-                b.update(status="failed", failed_at=now, errors={"object": "list", "data": [self._batch_error(final, st)]})
+                b.update(status="failed", failed_at=now,
+                         errors={"object": "list", "data": [self._batch_error(final, st)]})
             return
         lines = st["lines"]
         n_answer = len(lines) if final == "completed" else (len(lines) // 2 if final == "expired" else 0)
