@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -67,9 +68,9 @@ def main() -> None:
         root = Path(tmp)
         if a.mirror:
             from sumjudge.data.prepare import locate, prepare_dataset, source_files
-            opts = {"tldr": {"batches": ["batch18"], "splits": ["valid1", "valid2"], "drop_reference_pairs": True,
-                             "require_reference": True}, "realsumm": {"tie": "absent"},
-                    "cnndm_comparisons": {"drop_reference_pairs": True}, "subset": {}}
+            sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+            from support.harness import default_options
+            opts = default_options()  # config.yaml's reader sections (tests/support/harness.py)
             (root / "data").mkdir()
             for n in a.datasets:
                 prepare_dataset(n, locate(source_files(n, opts), a.mirror), opts).to_parquet(root / f"data/{n}.parquet")

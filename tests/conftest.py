@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from support.tiers import fast_tier_guard
-from support.harness import MIRROR, REPO  # noqa: F401  (the checkout and the data mirror, for every test)
+from support.harness import MIRROR, REPO, default_options  # noqa: F401  (the checkout and the data mirror)
 
 
 # ----------------------------------------------------------------------------- the tiers
@@ -108,12 +108,7 @@ def mirror() -> Path:
     return MIRROR
 
 
-DEFAULT_OPTIONS = {
-    "tldr": {"batches": ["batch18"], "splits": ["valid1", "valid2"],
-             "drop_reference_pairs": True, "require_reference": True},
-    "realsumm": {"tie": "absent"},
-    "subset": {},
-}
+DEFAULT_OPTIONS = default_options()  # config.yaml's reader sections and subset: a default changes in one place
 
 
 @pytest.fixture(scope="session")

@@ -49,9 +49,15 @@ def module_file(name: str) -> Path | None:
     return p.with_suffix(".py") if p.with_suffix(".py").is_file() else None
 
 
-def imports(path: Path):
+@functools.lru_cache(maxsize=None)
+def imports(path: Path) -> tuple[tuple[str, bool], ...]:
     """(module, eager) for every import in ``path``; eager: it runs when the module loads.
-    A string constant naming a sumjudge module counts as a lazy import (`python -m` it)."""
+    A string constant naming a sumjudge module counts as a lazy import (`python -m` it).
+    Each file is parsed once per session: every rule's script reaches most of the package."""
+    return tuple(_scan(path))
+
+
+def _scan(path: Path):
     rel = path.relative_to(REPO).with_suffix("").parts
     package = list(rel if rel[-1] == "__init__" else rel[:-1])
     if package and package[-1] == "__init__":

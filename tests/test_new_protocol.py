@@ -55,9 +55,10 @@ class Acceptable(Protocol):
         return table
 
 
-@pytest.fixture
-def toy(tmp_path, monkeypatch):
+@pytest.fixture(scope="module")
+def toy(tmp_path_factory):
     """The toy protocol registered, a user's dataset of it (4 summaries, 2 articles) and its spec."""
+    tmp_path = tmp_path_factory.mktemp("toy")
     (tmp_path / "acceptable.txt").write_text(PROMPT, encoding="utf-8")
     proto = Acceptable(
         name="acceptable", table_kind="accuracy",
@@ -68,66 +69,95 @@ def toy(tmp_path, monkeypatch):
         default_prompt=str(tmp_path / "acceptable.txt"), parser="test_new_protocol:parse_acceptable",
         custom_gold=("label",), custom_cluster="doc_id", accuracy_dimension="acceptable",
         unit_words="summaries judged acceptable", answer_names=("rejected", "accepted"), expected_output=2)
-    monkeypatch.setitem(protocols.PROTOCOLS, proto.name, proto)
     rows = [("d1", "s1", "good news", 1), ("d1", "s2", "bad news", 0),
             ("d2", "s1", "good story", 1), ("d2", "s2", "bad story", 1)]  # the judge will miss d2/s2
     pd.DataFrame([{"doc_id": d, "system": s, "article": f"Article {d}.", "summary": t, "label": y}
                   for d, s, t, y in rows]).to_csv(tmp_path / "mine.csv", index=False)
-    spec = datasets.custom_spec("mine", {"protocol": "acceptable", "path": str(tmp_path / "mine.csv")})
-    return proto, spec
+    with pytest.MonkeyPatch.context() as mp:  # registered for this module's tests only
+        mp.setitem(protocols.PROTOCOLS, proto.name, proto)
+        spec = datasets.custom_spec("mine", {"protocol": "acceptable", "path": str(tmp_path / "mine.csv")})
+        yield {"proto": proto, "spec": spec, "dir": tmp_path, "mp": mp}
 
 
-def test_a_new_protocol_runs_through_every_stage(toy, tmp_path, monkeypatch):
-    proto, spec = toy
-    assert datasets.schema_enums()["protocol"][-1] == "acceptable"  # the config schema allows it
-    assert spec.table_kind == "accuracy" and spec.label_columns == ("accepted",) and spec.gold_columns == ("label",)
-
+@pytest.fixture(scope="module")
+def stages(toy):
+    """The toy dataset through every stage once, in the workflow's order; each test checks one stage."""
+    proto, spec, tmp_path = toy["proto"], toy["spec"], toy["dir"]
+    out = {"schema": datasets.schema_enums()}
     # the user's file: read and checked through the protocol's columns; ids from Protocol.add_ids
-    data = prepare(tmp_path / "mine.csv", "acceptable")
-    assert data["unit_id"].tolist() == ["d1/s1", "d1/s2", "d2/s1", "d2/s2"]
-    assert data["label"].tolist() == [1, 0, 1, 1]
-
-    # its prompt: checked against its prompt fields
-    template = load_template(spec.prompt_file("base"))
-    check_template(template, spec)
-
+    out["data"] = data = prepare(tmp_path / "mine.csv", "acceptable")
+    out["template"] = template = load_template(spec.prompt_file("base"))
     # the tables' context, from the config (before the dataset is registered as a built-in below)
-    context = table_context({"custom_datasets": {"mine": {"protocol": "acceptable", "path": str(tmp_path / "mine.csv")}}})
-    assert context["unit_words"] == {"mine": "summaries judged acceptable"}
-
+    out["context"] = table_context({"custom_datasets": {"mine": {"protocol": "acceptable",
+                                                                  "path": str(tmp_path / "mine.csv")}}})
     # the cost estimate (a built-in name is looked up: register the dataset like one)
-    monkeypatch.setitem(datasets.BUILTIN, spec.name, spec)
-    assert expected_output_tokens(proto, {}, 100) == 2
+    toy["mp"].setitem(datasets.BUILTIN, spec.name, spec)
     cfg = judge_spec("fake", {"model": "fake-model", "base_url": "http://127.0.0.1:9/v1",
                               "price_input_per_1k": 1.0, "price_output_per_1k": 2.0})
-    est = estimate({"mine": data}, {"fake": cfg}, {"mine": ["base"]}, str(tmp_path / "cache"),
-                   prompt_dir=str(tmp_path))
-    assert est[["requests", "to_send", "output_tokens_expected"]].iloc[0].tolist() == [4, 4, 8]
+    out["estimate"] = estimate({"mine": data}, {"fake": cfg}, {"mine": ["base"]}, str(tmp_path / "cache"),
+                               prompt_dir=str(tmp_path))
 
     # the judge stage: requests rendered by its unit_fields, replies parsed by its parser
     def reply(messages):
         return "Yes" if "good" in messages[-1]["content"] else "No"
     with FakeOpenAIServer(reply=reply) as srv:
         s = judge_spec("fake", {"model": "fake-model", "base_url": srv.url, "max_retries": 0})
-        table, usage = judge_dataset(data, spec, "base", template, s, cache_dir=tmp_path / "cache",
-                                     progress=False)
+        out["table"], out["usage"] = judge_dataset(data, spec, "base", template, s, cache_dir=tmp_path / "cache",
+                                                   progress=False)
+    run = JudgeRun("fake", "mine", "base", "results/judge/fake/mine/base.parquet", out["table"], spec=spec)
+    out["accuracy"] = accuracy_table(data, judge_rows([run], spec), spec, TableSettings(bootstrap_resamples=20))
+    out["behaviour"] = behaviour_table([run], {"mine": data}, 0.8)
+    return out
+
+
+def test_the_config_schema_and_the_spec_know_the_new_protocol(toy, stages):
+    spec = toy["spec"]
+    assert stages["schema"]["protocol"][-1] == "acceptable"  # the config schema allows it
+    assert spec.table_kind == "accuracy" and spec.label_columns == ("accepted",) and spec.gold_columns == ("label",)
+
+
+def test_the_users_file_is_read_through_the_protocols_columns(stages):
+    data = stages["data"]
+    assert data["unit_id"].tolist() == ["d1/s1", "d1/s2", "d2/s1", "d2/s2"]
+    assert data["label"].tolist() == [1, 0, 1, 1]
+
+
+def test_its_prompt_passes_the_check_against_its_prompt_fields(toy, stages):
+    check_template(stages["template"], toy["spec"])  # raises on a missing or unknown field
+
+
+def test_the_table_context_and_caveats_name_its_units(stages):
+    assert stages["context"]["unit_words"] == {"mine": "summaries judged acceptable"}
+    assert unit_words("mine", stages["context"]) == "summaries judged acceptable"
+
+
+def test_the_cost_estimate_counts_its_expected_output(toy, stages):
+    assert expected_output_tokens(toy["proto"], {}, 100) == 2
+    assert stages["estimate"][["requests", "to_send", "output_tokens_expected"]].iloc[0].tolist() == [4, 4, 8]
+
+
+def test_the_judge_stage_renders_and_parses_through_the_protocol(stages):
+    table = stages["table"]
     assert table.set_index("unit_id")["accepted"].to_dict() == {"d1/s1": 1, "d1/s2": 0, "d2/s1": 1, "d2/s2": 0}
     assert str(table["accepted"].dtype) == "Int64" and set(table["status"]) == {"ok"}
-    assert usage["n_units"] == 4
+    assert stages["usage"]["n_units"] == 4
 
-    # the accuracy table: 3 of 4 decisions right
-    run = JudgeRun("fake", "mine", "base", "results/judge/fake/mine/base.parquet", table, spec=spec)
-    acc = accuracy_table(data, judge_rows([run], spec), spec, TableSettings(bootstrap_resamples=20))
+
+def test_the_accuracy_table_scores_3_of_4_with_documents_as_clusters(stages):
+    acc = stages["accuracy"]
     row = acc[acc["kind"] == "judge"].iloc[0]
     assert row["value"] == pytest.approx(0.75) and row["n"] == 4 and row["dimension"] == "acceptable"
     assert row["bootstrap"] == "clusters (doc_id)"
 
-    # the behaviour table names its answers; the caveats its units
-    beh = behaviour_table([run], {"mine": data}, 0.8)
+
+def test_the_behaviour_table_names_its_answers(stages):
+    beh = stages["behaviour"]
     assert dict(zip(beh["answer_name"], beh["count"])) == {"rejected": 2, "accepted": 2}
     assert dict(zip(beh["answer_name"], beh["gold_count"])) == {"rejected": 1, "accepted": 3}
-    assert unit_words("mine", context) == "summaries judged acceptable"
 
+
+def test_it_has_no_swapped_order_and_its_scores_cannot_be_imported(toy, stages, tmp_path):
+    spec = toy["spec"]
     # not swappable: no swapped outputs; no import columns: a clear error, not a KeyError
     cfg_j = {"pairwise_orders": ["original", "swapped"], "summeval_variants": ["base"]}
     assert swapped_outputs("results", ["fake"], [spec], cfg_j) == []
@@ -135,11 +165,10 @@ def test_a_new_protocol_runs_through_every_stage(toy, tmp_path, monkeypatch):
                                                          "results/judge/fake/mine/base.usage.json"]
     (tmp_path / "scores.csv").write_text("doc_id,system,label\nd1,s1,1\n")
     with pytest.raises(ScoresError, match=r"scores of a acceptable dataset \(mine\) cannot be imported"):
-        import_scores(tmp_path / "scores.csv", spec, data)
+        import_scores(tmp_path / "scores.csv", spec, stages["data"])
 
 
 def test_a_row_problem_of_a_new_protocol_is_reported_with_its_row(toy, tmp_path):
-    proto, spec = toy
     bad = tmp_path / "bad.csv"
     bad.write_text("doc_id,system,article,summary,label\nd1,s1,A.,S.,1\nd1,s1,A.,T.,0\n")
     with pytest.raises(Exception, match=r"bad.csv, line 3: doc_id / system 'd1' / 's1' repeats line 2"):

@@ -65,6 +65,11 @@ def _record(path: str, rule: str, script: str, params: list[str]) -> tuple[str, 
 
 @pytest.fixture
 def results(tmp_path):
+    """A small results/ as a run leaves it (a test may change it)."""
+    return _write_results(tmp_path)
+
+
+def _write_results(tmp_path: Path) -> Path:
     """A small results/ as a run leaves it: manifest, a table, one judge output, cache, metadata."""
     wd = tmp_path / "sender"
     r = wd / "results"
@@ -100,36 +105,60 @@ def results(tmp_path):
     return r
 
 
-def test_export_lists_every_file_and_import_restores_it(results, tmp_path, capsys):
-    archive = tmp_path / "share.tar.gz"
-    manifest, text = share.export(results, archive, environ={})
-    names = {f["path"] for f in manifest["files"]}
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory):
+    """results/ exported once and imported once into an empty clone."""
+    tmp = tmp_path_factory.mktemp("share")
+    results = _write_results(tmp)
+    archive = tmp / "share.tar.gz"
+    manifest, export_text = share.export(results, archive, environ={})
+    dest = tmp / "clone"
+    dest.mkdir()
+    _, import_text = share.import_archive(archive, dest)
+    return {"results": results, "archive": archive, "manifest": manifest, "export_text": export_text,
+            "dest": dest, "import_text": import_text}
+
+
+def test_export_lists_results_logs_config_and_metadata_with_their_hashes(shared):
+    names = {f["path"] for f in shared["manifest"]["files"]}
     assert "results/tables/table3.csv" in names and "logs/judge/tldr.log" in names
     assert "config/00-slice.yaml" in names and "config/effective.yaml" in names
     assert sum(n.startswith(".snakemake/metadata/") for n in names) == 2  # the two under results/
-    assert all(len(f["sha256"]) == 64 for f in manifest["files"])
-    assert f"archive: {archive.stat().st_size} bytes" in text
+    assert all(len(f["sha256"]) == 64 for f in shared["manifest"]["files"])
+
+
+def test_export_says_its_size_tables_judge_units_cache_and_what_it_left_out(shared):
+    text = shared["export_text"]
+    assert f"archive: {shared['archive'].stat().st_size} bytes" in text
     assert "tables (1): table3" in text
     assert "judge fake: 53 units in 2 outputs (summeval/base 48, tldr/base 5)" in text
     assert "judge cache entries: 3" in text
     assert "not included: qwen.gguf sha256 " + "ab" * 32 in text
-    with tarfile.open(archive) as tar:
+
+
+def test_export_leaves_out_model_files_and_the_senders_mirror(shared):
+    with tarfile.open(shared["archive"]) as tar:
         assert not any(n.endswith(".gguf") for n in tar.getnames())
     # the effective config leaves the sender's mirror out
-    assert "mirror" not in yaml.safe_load(_member(archive, "config/effective.yaml"))
+    assert "mirror" not in yaml.safe_load(_member(shared["archive"], "config/effective.yaml"))
 
-    dest = tmp_path / "clone"
-    dest.mkdir()
-    _, text = share.import_archive(archive, dest)
-    for f in manifest["files"]:
+
+def test_import_restores_every_file_with_its_hash_and_mtime(shared):
+    dest = shared["dest"]
+    for f in shared["manifest"]["files"]:
         if not f["path"].startswith("config/"):
             assert share.sha256_file(dest / f["path"]) == f["sha256"], f["path"]
+    # mtimes travel: the outputs keep their order in time
+    src = shared["results"] / "tables/table3.csv"
+    assert int((dest / "results/tables/table3.csv").stat().st_mtime) == int(src.stat().st_mtime)
+
+
+def test_import_writes_the_share_config_and_says_how_to_run_with_it(shared):
+    dest = shared["dest"]
     assert (dest / "results/share/config/effective.yaml").is_file()
     assert (dest / "results/share/sumjudge-share.json").is_file()
-    assert "verified" in text and "--configfile results/share/config/00-slice.yaml" in text
-    # mtimes travel: the outputs keep their order in time
-    src = results / "tables/table3.csv"
-    assert int((dest / "results/tables/table3.csv").stat().st_mtime) == int(src.stat().st_mtime)
+    assert "verified" in shared["import_text"]
+    assert "--configfile results/share/config/00-slice.yaml" in shared["import_text"]
 
 
 def _member(archive: Path, name: str) -> bytes:

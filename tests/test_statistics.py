@@ -17,7 +17,7 @@ from sumjudge.stats.matrix import UNDEFINED_ROWS, levels_stack
 from sumjudge.stats.permutation import cell_swap_masks, level_schemes, paired_correlation_test, standardize
 from sumjudge.tables.common import Row
 from sumjudge.tables.settings import TableSettings
-from support.harness import REPO
+from support.harness import REPO, default_options
 
 
 def tidy(x: np.ndarray, y: np.ndarray) -> pd.DataFrame:
@@ -314,7 +314,8 @@ def test_tldr_counts_of_the_offline_batches(mirror):
 
     df = tldr_counts.load(tldr_counts.batch_files([str(mirror / "tldr")]))
     assert len(df) == 1097 + 674
-    assert tldr_counts.count(df, ["batch18"], ["valid1", "valid2"], True, True) == 335  # the default subset
+    t = default_options()["tldr"]  # the default subset (config.yaml's tldr section)
+    assert tldr_counts.count(df, t["batches"], t["splits"], t["drop_reference_pairs"], t["require_reference"]) == 335
     assert tldr_counts.count(df, ["batch13"], ["valid1", "valid2"], False, False) == 1097
     assert tldr_counts.find(df, 1847) == []   # no combination of the offline batches has the paper's 1847
 

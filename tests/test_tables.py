@@ -26,6 +26,8 @@ from synthetic import write_judge  # noqa: E402
 # (the default schemes and Holm are tested in test_statistics.py)
 SETTINGS = TableSettings(bootstrap_resamples=100, permutation_resamples=100, seed=1, permutation="summaries",
                          correction="none")
+# for tests whose assertions do not depend on the resamples (caveat and provenance columns)
+FEW_RESAMPLES = TableSettings(**{**SETTINGS.as_dict(), "bootstrap_resamples": 5, "permutation_resamples": 5})
 
 
 def first_docs(df: pd.DataFrame, n: int) -> pd.DataFrame:
@@ -316,11 +318,39 @@ def test_latex_bold_dagger_and_accuracy_layout(tables):
     assert r"I'm sorry" in tex8
 
 
-def test_chart_manifest_and_overview(workdir, tables, tmp_path):
-    chart = judge_vs_best([tables[k] for k in ("table1", "table2", "table3", "table4", "table5")])
+@pytest.fixture(scope="module")
+def chart(tables):
+    return judge_vs_best([tables[k] for k in ("table1", "table2", "table3", "table4", "table5")])
+
+
+@pytest.fixture(scope="module")
+def chart_svg(chart, tmp_path_factory) -> str:
+    svg = tmp_path_factory.mktemp("chart") / "chart.svg"
+    plot(chart, str(svg))
+    return svg.read_text()
+
+
+@pytest.fixture(scope="module")
+def manifest(workdir):
+    prompts = sorted(str(p) for p in (REPO / "prompts").glob("*")) if (REPO / "prompts").is_dir() else []
+    out = build_manifest({"tables": SETTINGS.as_dict()}, REPO, prompts, workdir["judges"],
+                         workdir["metrics"], list(workdir["data"].values()),
+                         {"stub": {"model": "stub-model", "api_key_env": "STUB_KEY"}})
+    json.dumps(out)  # it is written as JSON
+    return out
+
+
+def test_chart_compares_each_judge_on_the_papers_28_columns(chart):
     assert (chart["judge"] == "stub").sum() == 12 + 12 + 1 + 1 + 2  # the paper's 28 columns
     stub = chart[chart["judge"] == "stub"]
     assert (stub["status"] == "compared").sum() == 28 and stub["margin"].notna().all()
+    weighted = chart[chart["judge"] == "stub [weighted]"]  # Table 1 only: Newsroom's stub has no weights
+    assert len(weighted) == 28 and (weighted["status"] == "compared").sum() == 12
+    assert (weighted["status"] != "compared").sum() == 16
+
+
+def test_chart_table3_margins_are_percentage_points_ours_and_the_papers(chart, tables):
+    stub = chart[chart["judge"] == "stub"]
     assert (stub[stub["table"] == "Table 3"]["unit"] == "percentage points").all()
     t3 = tables["table3"]
     judge3 = t3[t3["row"] == "stub"].iloc[0]
@@ -331,35 +361,40 @@ def test_chart_manifest_and_overview(workdir, tables, tmp_path):
     expected = 100 * (col.loc[col["row"] == "ChatGPT", "value"].iloc[0]
                       - col.loc[col["row"] != "ChatGPT", "value"].max())
     assert stub.loc[stub["table"] == "Table 3", "paper_margin"].iloc[0] == pytest.approx(expected)
-    weighted = chart[chart["judge"] == "stub [weighted]"]  # Table 1 only: Newsroom's stub has no weights
-    assert len(weighted) == 28 and (weighted["status"] == "compared").sum() == 12
-    assert (weighted["status"] != "compared").sum() == 16
-    svg = tmp_path / "chart.svg"
-    plot(chart, str(svg))
-    assert "<svg" in svg.read_text()
+
+
+def test_chart_plots_as_svg_and_png(chart, chart_svg, tmp_path):
+    assert "<svg" in chart_svg
     png = tmp_path / "chart.png"
     plot(chart, str(png))
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    prompts = sorted(str(p) for p in (REPO / "prompts").glob("*")) if (REPO / "prompts").is_dir() else []
-    manifest = build_manifest({"tables": SETTINGS.as_dict()}, REPO, prompts, workdir["judges"],
-                              workdir["metrics"], list(workdir["data"].values()),
-                              {"stub": {"model": "stub-model", "api_key_env": "STUB_KEY"}})
-    json.dumps(manifest)
+
+
+def test_manifest_names_the_code_judges_libraries_and_invocation(manifest):
     assert manifest["code_version"]
     assert manifest["judges"]["stub"]["served_model_ids"] == ["stub-model-1"]
     assert len(manifest["judges"]["stub"]["outputs"]) == 9
+    assert manifest["libraries"]["pandas"] == pd.__version__ and "snakemake" in manifest["libraries"]
+    assert manifest["invocation"]["command"] and manifest["prompt_hash_definition"]
+    assert manifest["worktree"]["git"] is True
+
+
+def test_manifest_prompt_hashes_are_the_judges_own(manifest):
     assert all(len(h) == 64 for h in manifest["prompt_templates"].values())
     # one prompt hash: the manifest's template hash is the judge's own (usage.json's prompt_sha256)
     from sumjudge.judge.prompts import load_template
     key = next(k for k in manifest["prompt_templates"] if k.endswith("likert_summeval.txt"))
     assert manifest["prompt_templates"][key] == load_template(REPO / "prompts/likert_summeval.txt").sha256
-    assert manifest["libraries"]["pandas"] == pd.__version__ and "snakemake" in manifest["libraries"]
-    assert manifest["invocation"]["command"] and manifest["prompt_hash_definition"]
-    assert manifest["worktree"]["git"] is True
+
+
+def test_manifest_lists_the_configured_datasets_sources_only(manifest):
     # the configured datasets' sources only (the default: the paper's)
     assert {s["dataset"] for s in manifest["data_sources"]} == {"summeval", "newsroom", "tldr", "realsumm", "qags"}
     assert all(s["url"].startswith("https://raw.githubusercontent.com/") for s in manifest["data_sources"])
-    page = render({**{k: v for k, v in tables.items() if k.startswith("table")}}, svg.read_text(), chart,
+
+
+def test_overview_page_shows_the_tables_chart_models_and_caveats(tables, chart, chart_svg, manifest):
+    page = render({**{k: v for k, v in tables.items() if k.startswith("table")}}, chart_svg, chart,
                   tables["usage"], manifest)
     assert "Table 1: SummEval" in page and "<svg" in page and "stub-model-1" in page
     assert "id='caveats'" in page and "<details>" in page
@@ -383,7 +418,7 @@ def test_caveat_columns(workdir):
     d, m, j = workdir["data"], workdir["metrics"], workdir["judges"]
     ctx = table_context({"subset": {"summeval": {"docs": 12}}, "judges": {"stub": {"model": "stub-model"}},
                          "metrics": {"run": []}})
-    t1 = build.correlation_table("table1", d["summeval"], m, j, SETTINGS, ctx)
+    t1 = build.correlation_table("table1", d["summeval"], m, j, FEW_RESAMPLES, ctx)
     assert (t1["subset"] == "slice (docs: 12)").all() and (t1["n_docs"] == 12).all()
     assert (t1["n_units"] == len(pd.read_parquet(d["summeval"]))).all()
     assert cell(t1, "ROUGE-1", dimension="coherence", level="sample")["model_note"] == "no model (rouge-score 0.1.2)"
@@ -391,7 +426,7 @@ def test_caveat_columns(workdir):
         == "stand-in model tests/minilm, not the paper's"
     judge = cell(t1, "stub", dimension="coherence", level="sample")
     assert "not the paper's ChatGPT" in judge["model_note"] and "12 SummEval documents" in judge["caveat"]
-    t2 = build.correlation_table("table2", d["newsroom"], m, j, SETTINGS, ctx)
+    t2 = build.correlation_table("table2", d["newsroom"], m, j, FEW_RESAMPLES, ctx)
     # the judge stands beside the paper's Newsroom ChatGPT row and says it is not ChatGPT
     stub2 = cell(t2, "stub", dimension="coherence", level="sample")
     assert stub2["published"] == 0.484 and "not the paper's ChatGPT" in stub2["model_note"]
@@ -399,7 +434,7 @@ def test_caveat_columns(workdir):
     assert bert2["published"] == 0.148   # published.csv, Table 2 BERTScore coherence sample
     assert bert2["model_note"] == "stand-in model tests/minilm, not the paper's"
     assert (t2["subset"] == "all").all()
-    t6 = build.variants_table(d["summeval"], j, SETTINGS, ctx)
+    t6 = build.variants_table(d["summeval"], j, FEW_RESAMPLES, ctx)
     assert t6.loc[t6["kind"] == "annotator", "subset"].str.startswith("slice (docs: 12); 16 systems").all()
 
 

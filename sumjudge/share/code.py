@@ -44,20 +44,16 @@ def _package_of(root: Path, path: Path) -> str | None:
     return ".".join(parts)
 
 
-def _imports(path: Path, root: Path) -> set[str]:
+def _imports(path: Path, root: Path) -> frozenset[str]:
     """Dotted names of the project modules one file imports (absolute or relative)."""
-    st = path.stat()
-    return set(_imports_of(str(path), str(root), st.st_mtime_ns, st.st_size))
+    return _imports_of(path.read_text(encoding="utf-8"), _package_of(root, path), str(path))
 
 
 @lru_cache(maxsize=None)
-def _imports_of(path_s: str, root_s: str, mtime_ns: int, size: int) -> frozenset[str]:
-    """:func:`_imports` of one version of a file (keyed by its mtime and size): each file
-    is parsed once per process, not once per script that imports it (24 scripts share
-    most of the package: 843 parses, 10-35 s of every export and every Snakefile parse)."""
-    path, root = Path(path_s), Path(root_s)
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    package = _package_of(root, path)
+def _imports_of(source: str, package: str | None, filename: str) -> frozenset[str]:
+    """:func:`_imports` of one file's text (keyed by the text itself: an edited file is parsed anew;
+    every script's closure shares the modules it has in common with the others)."""
+    tree = ast.parse(source, filename=filename)
     names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):

@@ -29,6 +29,19 @@ CONFIG = REPO / "config.yaml"        # the shipped defaults
 SLICE = REPO / "tests" / "slice.yaml"  # a few units of every dataset
 
 
+def default_options() -> dict:
+    """What a built-in dataset's reader is told under the shipped defaults, read from config.yaml as
+    ``prepare_options`` in workflow/rules/common.smk builds it: each reader's config section
+    (``DatasetSpec.options_key``) and ``subset``, tldr without ``metric_ties`` (Table 3's scoring only)."""
+    from sumjudge.datasets import BUILTIN
+
+    config = yaml.safe_load(CONFIG.read_text())
+    keys = dict.fromkeys(s.options_key for s in BUILTIN.values() if s.options_key)
+    options = {k: config.get(k) or {} for k in [*keys, "subset"]}
+    options["tldr"] = {k: v for k, v in options["tldr"].items() if k != "metric_ties"}
+    return options
+
+
 def snakemake_cmd(workdir: Path, *args: str, configfiles: Iterable[Path | str] = (), config: Iterable[str] = (),
                   snakefile: Path | None = SNAKEFILE) -> list[str]:
     """``python -m snakemake --snakefile S --directory W --configfile F... --config K=V... ARGS``
