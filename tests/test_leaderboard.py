@@ -212,7 +212,7 @@ def test_latex_and_page_render(board):
     assert tex.count(r"\begin{table*}") == 13 and "expert0 (LOO)" in tex and "Tables 1-5 value" in tex
     html = page(out["cells"], out["summary"], out["pairs"])
     assert html.index('id="verdict"') < html.index('class="dataset"')      # the answer first
-    assert "greyed: parse rate 0.500 (6 of 12 units) under 0.95" in html and "LOO " in html and "Tables 1-5 0.900" in html
+    assert "greyed (no rank, alt-test not tested): parse rate 0.500 (6 of 12 units) under 0.95" in html and "LOO " in html and "Tables 1-5 0.900" in html
 
 
 def test_three_judges_whose_old_groups_invert_rank_in_value_order():

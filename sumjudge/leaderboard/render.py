@@ -31,8 +31,9 @@ def judge_text(r) -> str:
         parts.append(f"flip {r['flip_rate']:.0%}{' (flagged > 10%)' if r['flip_flag'] in (True, 1) else ''}; "
                      f"acc original {fmt(r['acc_original'])}, agreement-else-tie {fmt(r['acc_agreement_else_tie'])}"
                      f", agreement-only {fmt(r['acc_agreement_only'])} ({_int(r['n_conflicts'])} conflicts left out)")
-    if r["greyed"]:
-        parts.append(f"greyed: {r['reason']}")
+    if r["greyed"]:  # no rank, and the alt-test's "not tested" would restate the same reason
+        parts.append(f"greyed (no rank, alt-test not tested): {r['reason']}")
+        return " · ".join(parts)
     elif not pd.isna(r["rank_group"]):
         span = f" (range {int(r['rank_low'])}-{int(r['rank_high'])})" if r.get("rank_high") != r.get("rank_low") \
             and not pd.isna(r.get("rank_high")) else ""
