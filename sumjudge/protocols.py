@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import importlib
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping, Sequence
 
 # kinds of a user-file column (validated by sumjudge.data.custom)
@@ -295,6 +295,18 @@ def format_scus(scus) -> str:
 
 _PARSE = "sumjudge.judge.parse:"
 
+_PAIRWISE = Pairwise(
+    name="pairwise", table_kind="accuracy",
+    columns=(Column("pair_id", "id"), Column("article", "text"), Column("summary_0", "text"),
+             Column("summary_1", "text"), Column("label", "flag"),
+             Column("doc_id", "id", required=False), Column("reference", "text", required=False)),
+    unit_key=("pair_id",), summary_columns=("summary_0", "summary_1"),
+    prompt_fields=frozenset({"Summary_0", "Summary_1"}), judge_labels=("choice",),
+    default_prompt="prompts/pairwise_tldr.txt", parser=_PARSE + "parse_pairwise",
+    custom_gold=("label",), custom_cluster="doc_id", accuracy_dimension="pairwise",
+    metric_family="reference", unit_words="summary pairs", answer_names=("summary 0", "summary 1"),
+    expected_output=4, swappable=True, length_bias=True, import_columns=("unit_id", "choice"))
+
 PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (
     Likert(
         name="likert", table_kind="correlation",
@@ -305,29 +317,12 @@ PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (
         default_prompt="prompts/likert.txt", parser=_PARSE + "parse_likert",
         metric_family="reference", per_dimension=True, scale=(1, 5), unit_words="summaries", expected_output=40,
         length_bias=True, import_columns=("doc_id", "system", "dimension", "score")),
-    Pairwise(
-        name="pairwise", table_kind="accuracy",
-        columns=(Column("pair_id", "id"), Column("article", "text"), Column("summary_0", "text"),
-                 Column("summary_1", "text"), Column("label", "flag"),
-                 Column("doc_id", "id", required=False), Column("reference", "text", required=False)),
-        unit_key=("pair_id",), summary_columns=("summary_0", "summary_1"),
-        prompt_fields=frozenset({"Summary_0", "Summary_1"}), judge_labels=("choice",),
-        default_prompt="prompts/pairwise_tldr.txt", parser=_PARSE + "parse_pairwise",
-        custom_gold=("label",), custom_cluster="doc_id", accuracy_dimension="pairwise",
-        metric_family="reference", unit_words="summary pairs", answer_names=("summary 0", "summary 1"),
-        expected_output=4, swappable=True, length_bias=True, import_columns=("unit_id", "choice")),
+    _PAIRWISE,
     # the pairwise protocol with a third answer, a tie (HELM news); the TLDR protocol above is untouched
-    Pairwise(
-        name="pairwise_tie", table_kind="accuracy",
-        columns=(Column("pair_id", "id"), Column("article", "text"), Column("summary_0", "text"),
-                 Column("summary_1", "text"), Column("label", "choice3"),
-                 Column("doc_id", "id", required=False), Column("reference", "text", required=False)),
-        unit_key=("pair_id",), summary_columns=("summary_0", "summary_1"),
-        prompt_fields=frozenset({"Summary_0", "Summary_1"}), judge_labels=("choice",),
+    replace(_PAIRWISE, name="pairwise_tie", columns=tuple(
+        Column("label", "choice3") if c.name == "label" else c for c in _PAIRWISE.columns),
         default_prompt="prompts/pairwise_tie_helm_overall.txt", parser=_PARSE + "parse_pairwise_tie",
-        custom_gold=("label",), custom_cluster="doc_id", accuracy_dimension="pairwise",
-        metric_family="reference", unit_words="summary pairs", answer_names=("summary 0", "summary 1", "tie"),
-        expected_output=4, swappable=False, length_bias=True, import_columns=("unit_id", "choice"), tie_answer=2),
+        answer_names=("summary 0", "summary 1", "tie"), swappable=False, tie_answer=2),
     Pyramid(
         name="pyramid", table_kind="accuracy",
         columns=(Column("doc_id", "id"), Column("system", "id"), Column("summary", "text"),
