@@ -320,7 +320,7 @@ def test_wait_false_submits_stops_and_the_next_run_collects(tmp_path):
 
 CHILD = """
 import sys, pandas as pd
-sys.path.insert(0, {tests!r})
+sys.path[:0] = [{tests!r}, {tests!r} + '/judge']  # support.* and this file
 from test_openai_api_today import units, batch_spec, run
 table, usage = run(units(6), batch_spec({url!r}), {cache!r})
 print("STATUS", table["status"].value_counts().to_dict(), "BATCHES", usage["batches_submitted"])

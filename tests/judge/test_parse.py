@@ -239,6 +239,6 @@ def test_a_long_adversarial_reply_is_parsed_in_seconds():
     import sys
     from support.harness import REPO
     out = subprocess.run([sys.executable, "-c", PARSE_ALL], capture_output=True, text=True, timeout=120, cwd=REPO,
-                         env={**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "tests")])})
+                         env={**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "tests"), str(REPO / "tests/judge")])})
     assert out.returncode == 0, out.stderr[-2000:]
     assert float(out.stdout) < 5, f"the slowest 128 KB reply took {out.stdout.strip()} s for all six parsers"

@@ -15,7 +15,7 @@ from support.system import NEEDS
 from sumjudge.tables import build
 from sumjudge.tables.caveats import table_context
 from sumjudge.tables.latex import PACKAGES
-from test_tables_build import SETTINGS, tables, workdir  # noqa: F401  (the fixtures of test_tables)
+from test_tables_build import SETTINGS, tables, workdir  # noqa: F401  (the fixtures of test_tables_build)
 
 pytestmark = pytest.mark.system("latex")  # tests/support/system.py NEEDS
 
