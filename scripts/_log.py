@@ -12,7 +12,7 @@ import logging
 import os
 import sys
 
-from sumjudge.errors import UserError  # imports nothing: adds no package to a rule's env (tests/test_envs.py)
+from sumjudge.errors import UserError  # imports nothing: adds no package to a rule's env (tests/test_rule_envs.py)
 
 DEBUG_ENV = "SUMJUDGE_DEBUG"
 

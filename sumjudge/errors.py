@@ -10,7 +10,7 @@ The stages' own error classes inherit from it (``ConfigError``, ``DatasetConfigE
 ``DataError``, ``FetchError``, ``ModelUnavailable``, ``RougePerlError``, the judge's
 ``JudgeError`` family, ``JudgeConfigError``, ``TemplateError``, ``ScoresError``,
 ``TablesInputError``). This module imports nothing, so that every rule's environment
-can import it (tests/test_envs.py).
+can import it (tests/test_rule_envs.py).
 """
 
 

@@ -2,12 +2,20 @@
 beside the checkout, or $SUMJUDGE_MIRROR), exactly as CI does."""
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 
 from support.tiers import fast_tier_guard
 from support.harness import MIRROR, REPO, default_options  # noqa: F401  (the checkout and the data mirror)
+
+# tests/<stage>/test_<module>.py, tests/workflow/ (tests/README.md). pytest puts each test file's own folder on
+# sys.path when it collects it; these lines put every folder there from the start, so that a test importing
+# another's fixtures by basename (test_latex_compiles from test_tables_build, ...) also runs on its own.
+for _folder in sorted(Path(__file__).parent.iterdir()):
+    if _folder.is_dir() and any(_folder.glob("test_*.py")) and str(_folder) not in sys.path:
+        sys.path.append(str(_folder))
 
 
 # ----------------------------------------------------------------------------- the tiers
@@ -29,19 +37,19 @@ def pytest_runtest_protocol(item, nextitem):
 
 
 # ----------------------------------------------------------------------------- the machine
-# Tests marked @pytest.mark.system("<need>") (tests/_system.py: NEEDS) install Debian packages
+# Tests marked @pytest.mark.system("<need>") (tests/support/system.py: NEEDS) install Debian packages
 # when missing or change the machine. The run says so once at the start; SUMJUDGE_TEST_SYSTEM=0
 # leaves out those whose need is not met already, in one summary line; a machine with its own
 # SLURM configuration never gets the test cluster's /etc/slurm/slurm.conf.
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "system(need): the test needs a Debian package or changes the machine "
-                                       "(tests/_system.py NEEDS); SUMJUDGE_TEST_SYSTEM=0 leaves it out")
+                                       "(tests/support/system.py NEEDS); SUMJUDGE_TEST_SYSTEM=0 leaves it out")
     config._sumjudge_left_out = []
 
 
 def _needs(item) -> list[str]:
-    from _system import NEEDS
+    from support.system import NEEDS
 
     names = [n for m in item.iter_markers("system") for n in m.args]
     unknown = [n for n in names if n not in NEEDS]
@@ -52,7 +60,7 @@ def _needs(item) -> list[str]:
 
 @pytest.hookimpl(trylast=True)  # after `-m`: only the selected tests install or change anything
 def pytest_collection_modifyitems(session, config, items):
-    from _system import NEEDS, OPT_OUT, _own_slurm, opted_out
+    from support.system import NEEDS, OPT_OUT, _own_slurm, opted_out
 
     met = {n: need.ready() and not need.changes for n, need in NEEDS.items()}  # asked once per run
     keep, left, plan = [], [], {}
@@ -94,7 +102,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
 @pytest.fixture(autouse=True)
 def _system_needs(request):
     """Install what a marked test needs (never a silent skip: a failed install fails the test)."""
-    from _system import NEEDS
+    from support.system import NEEDS
 
     for n in _needs(request.node):
         NEEDS[n].install()

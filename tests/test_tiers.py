@@ -39,7 +39,7 @@ def test_a_fast_test_that_starts_snakemake_fails_naming_the_mark():
 def test_a_test_that_needs_the_machine_is_left_out_of_the_fast_tier():
     """test_rouge.py: its Python ROUGE tests are fast, its @pytest.mark.system("rouge-perl") ones are not."""
     out = subprocess.run([sys.executable, "-m", "pytest", "-q", "--collect-only", "-m", "not slow",
-                          "-p", "no:cacheprovider", str(REPO / "tests/test_rouge.py")],
+                          "-p", "no:cacheprovider", str(REPO / "tests/metrics/test_rouge.py")],
                          capture_output=True, text=True, timeout=120, cwd=REPO)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     chosen = {line.split("::")[1] for line in out.stdout.splitlines() if "::" in line}

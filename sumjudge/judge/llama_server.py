@@ -28,7 +28,7 @@ gets. The completion then carries llama-cpp-python's own ``logprobs`` object (``
 ``text_offset``, ``token_logprobs``, ``top_logprobs``), which its chat handler turns into
 OpenAI's ``choices[0].logprobs.content[]`` as before. The numbers are the same as with
 ``logits_all=True`` (both are the log-softmax of the raw logits, before penalties and
-temperature); tests/test_judge_weighted.py checks that on the embedded model.
+temperature); tests/judge/test_weighted_score.py checks that on the embedded model.
 
 Not covered (a request asking for them still needs ``logits_all=True``, and gets
 llama-cpp-python's own error without it): ``echo`` (logprobs of the prompt) and

@@ -1,9 +1,9 @@
 """The full-SummEval leaderboard scenario recorded before the rebuild (issue 25):
 the prepared SummEval table (1,600 summaries) and two synthetic judges
-(tests/stub_judge/synthetic.py; seeded noise on the expert mean, 5 % invalid replies),
+(tests/support/synthetic.py; seeded noise on the expert mean, 5 % invalid replies),
 their Table 1 cells and usage files. tests/fixtures/leaderboard_before/ holds the four
 frames the old ``sumjudge.tables.leaderboard.build`` wrote from it; the rebuilt
-package's frames are compared with them (tests/test_leaderboard_before.py)."""
+package's frames are compared with them (tests/leaderboard/test_leaderboard_before.py)."""
 from __future__ import annotations
 
 import json
@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from stub_judge.synthetic import write_judge
+from support.synthetic import write_judge
 
 JUDGES = {"alpha": {"noise": 0.6, "seed": 0}, "beta": {"noise": 1.4, "seed": 1}}
 LEVELS = ("sample", "system", "dataset")

@@ -57,7 +57,7 @@ def slow_command(args) -> str | None:
 def refusal(nodeid: str, what: str, args) -> str:
     shown = args if isinstance(args, str) else " ".join(map(str, args))
     return (f"{nodeid} starts {what} ({shown[:200]}) but is not marked slow: add @pytest.mark.slow "
-            f"(or @pytest.mark.system for a need from tests/_system.py), so that `pytest -m \"not slow\"` "
+            f"(or @pytest.mark.system for a need from tests/support/system.py), so that `pytest -m \"not slow\"` "
             f"stays the quick unit tier (README, Tests)")
 
 
