@@ -50,8 +50,11 @@ def enabled(config: Mapping[str, Any]) -> bool:
 def metric_of(rule: str, wildcards: Mapping[str, str]) -> str | None:
     """The learned metric whose model a job loads (``metric_bartscore``, which only joins
     the two checkpoints' parts, loads none)."""
-    if wildcards.get("metric") in MODEL_KEYS:
-        return wildcards["metric"]
+    if "metric" in wildcards:  # rule `metric`: its wildcard names a registry entry (bartscore/bart: bartscore's)
+        from .metrics.learned import LEARNED
+
+        entry = LEARNED.get(wildcards["metric"])
+        return entry.settings_key if entry is not None and entry.settings_key in MODEL_KEYS else None
     if rule == "metric_bartscore_checkpoint":
         return "bartscore"
     name = rule.removeprefix("metric_")
