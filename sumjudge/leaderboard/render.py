@@ -8,6 +8,8 @@ import math
 
 import pandas as pd
 
+from ..tables.latex import fit
+
 SUMMARY_VIEW = [("row", "Row"), ("alt_passes", "Alt-test"), ("within_human_loo", "Within human LOO range"),
                 ("mean_rank", "Mean rank"), ("usd_per_1k", "USD / 1000 units"),
                 ("seconds_per_1k", "Seconds / 1000 units"), ("flags", "Flags")]
@@ -59,8 +61,8 @@ def esc_tex(s) -> str:
 
 
 def _tex_column(col: str, part: pd.DataFrame) -> list[str]:
-    lines = [r"\begin{table*}[ht]\centering\small", r"\begin{tabular}{llrrrll}", r"\hline",
-             r"Row & Kind & LOO value & Tables 1-5 value & n & 95\% interval & Rank / verdict \\", r"\hline"]
+    rows = [r"\begin{tabular}{llrrrl>{\raggedright\arraybackslash}p{0.4\textwidth}}", r"\hline",
+            r"Row & Kind & LOO value & Tables 1-5 value & n & 95\% interval & Rank / verdict \\", r"\hline"]
     for _, r in part.iterrows():
         note = r["reason"] if r["greyed"] is True else (f"rank {int(r['rank_group'])}" if not pd.isna(r["rank_group"])
                                                         else (r["note"] if isinstance(r["note"], str) else ""))
@@ -68,22 +70,21 @@ def _tex_column(col: str, part: pd.DataFrame) -> list[str]:
             note += f"; alt-test {r['alt_verdict']}"
         ci = "" if pd.isna(r["ci_low"]) else f"[{fmt(r['ci_low'])}, {fmt(r['ci_high'])}]"
         table_value = fmt(r["value"]) if r["kind"] == "judge" else ""
-        lines.append(f"{esc_tex(r['row'])} & {r['kind']} & {esc_tex(fmt(r['loo_value']))} & {esc_tex(table_value)} & "
-                     f"{_int(r['n'])} & {esc_tex(ci)} & {esc_tex(note)} \\\\")
-    return lines + [r"\hline", r"\end{tabular}", f"\\caption{{Leaderboard column {esc_tex(col)}: judges and human "
-                    r"annotators on one ruler (leave-one-out); the Tables 1-5 value beside.}", r"\end{table*}", ""]
+        rows.append(f"{esc_tex(r['row'])} & {r['kind']} & {esc_tex(fmt(r['loo_value']))} & {esc_tex(table_value)} & "
+                    f"{_int(r['n'])} & {esc_tex(ci)} & {esc_tex(note)} \\\\")
+    return [r"\begin{table*}[ht]\centering\small", *fit(rows + [r"\hline", r"\end{tabular}"]),
+            f"\\caption{{Leaderboard column {esc_tex(col)}: judges and human annotators on one ruler "
+            r"(leave-one-out); the Tables 1-5 value beside.}", r"\end{table*}", ""]
 
 
 def latex(cells: pd.DataFrame, summary: pd.DataFrame) -> str:
     lines = [r"% the judge leaderboard (sumjudge.leaderboard); one table per column, then the summary"]
     for col, part in cells.groupby("column", sort=False):
         lines += _tex_column(col, part)
-    lines += [r"\begin{table*}[ht]\centering\small", r"\begin{tabular}{lllrll}", r"\hline",
-              " & ".join(h for _, h in SUMMARY_VIEW[:-1]) + r" \\", r"\hline"]
-    for _, s in summary.iterrows():
-        lines.append(" & ".join(esc_tex(fmt(s.get(k), 2)) for k, _ in SUMMARY_VIEW[:-1]) + r" \\")
-    return "\n".join(lines + [r"\hline", r"\end{tabular}", r"\caption{Judge leaderboard: the verdict per judge.}",
-                              r"\end{table*}", ""])
+    rows = [r"\begin{tabular}{lllrll}", r"\hline", " & ".join(h for _, h in SUMMARY_VIEW[:-1]) + r" \\", r"\hline"]
+    rows += [" & ".join(esc_tex(fmt(s.get(k), 2)) for k, _ in SUMMARY_VIEW[:-1]) + r" \\" for _, s in summary.iterrows()]
+    lines += [r"\begin{table*}[ht]\centering\small", *fit(rows + [r"\hline", r"\end{tabular}"])]
+    return "\n".join(lines + [r"\caption{Judge leaderboard: the verdict per judge.}", r"\end{table*}", ""])
 
 
 def _verdict_table(summary: pd.DataFrame) -> str:
