@@ -17,7 +17,8 @@
   the config key;
 - the first request that is not cached is sent alone, so a wrong key, a retired
   model or a parameter the model rejects costs one request, not ``max_concurrency``:
-  any 400 on it (other than context length / content filter) stops the run;
+  any 400 on it (other than context length / content filter) stops the run, and so does
+  a server that cannot be reached at all (``unreachable``: the message names ``base_url``);
 - a reply whose content is null or empty is a reply (it was paid for): cached, not
   retried (run.py makes it ``invalid``: ``no_content`` / ``reasoning_budget``);
 - every reply is written to the cache the moment it arrives.
@@ -188,6 +189,8 @@ class RequestLayer(Transport):
                 self.pacer.pause(delay)
             log.info("%s (attempt %d/%d), retrying in %.1fs: %s", kind, attempt + 1, max_retries + 1, delay, message)
             await self._sleep(delay)
+        if first and kind == "connection":  # no reply at all: every other request would wait as long
+            raise FatalJudgeError("unreachable", self.fatal_message("unreachable", message, attempt + 1))
         result = Result(req.key, None, error_kind=kind, error=message, attempts=attempt + 1)
         self.stats.failed += 1
         self._notify(result)

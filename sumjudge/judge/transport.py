@@ -326,9 +326,13 @@ def split_cached(requests: list[Request], cache: ResponseCache, stats: Stats,
     return results, todo, duplicates
 
 
-def fatal_message(spec: JudgeSettings, base_url: str, kind: str, message: str | None) -> str:
+def fatal_message(spec: JudgeSettings, base_url: str, kind: str, message: str | None, attempts: int = 1) -> str:
     """The message of a judge-wide error (unknown model, a rejected key, no quota, ...)."""
     name = spec.name
+    if kind == "unreachable":
+        return (f"judge '{name}': cannot connect to {base_url} ({attempts} attempts, the last: {message}). "
+                f"Is the server running and the address right? Check judges.{name}.base_url (and "
+                f"HTTPS_PROXY / NO_PROXY). No request got through, so none was paid.")
     if kind == "unknown_model":
         return (f"judge '{name}': the server at {base_url} does not serve model '{spec.model}' "
                 f"(config key judges.{name}.model). Retired models such as gpt-3.5-turbo-0301 are no "
@@ -378,8 +382,8 @@ class Transport:
         """One result per key of ``todo`` (none of them cached when the run began)."""
         raise NotImplementedError
 
-    def fatal_message(self, kind: str, message: str | None) -> str:
-        return fatal_message(self.spec, self.base_url, kind, message)
+    def fatal_message(self, kind: str, message: str | None, attempts: int = 1) -> str:
+        return fatal_message(self.spec, self.base_url, kind, message, attempts)
 
     def fatal_error(self, kind: str, fields: dict[str, Any], message: str | None,
                     first: bool = True) -> FatalJudgeError | None:

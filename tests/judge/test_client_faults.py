@@ -141,3 +141,23 @@ def test_a_dead_local_server_stops_the_run_instead_of_retrying(tmp_path):
     with pytest.raises(FatalJudgeError, match="signal 4") as err:
         layer.run(reqs)
     assert err.value.kind == "server_died" and time.monotonic() - t0 < 5  # no backoff
+
+
+def test_a_server_that_cannot_be_reached_stops_after_the_first_request(tmp_path):
+    from sumjudge.judge.cache import ResponseCache
+    from sumjudge.judge.client import RequestLayer
+    from sumjudge.judge.prompts import load_template
+    from sumjudge.judge.run import plan_requests
+
+    with FakeOpenAIServer() as srv:
+        url = srv.url  # closed once the block ends: connections are refused
+    s = spec(url, max_retries=2, backoff_base_s=0.01, backoff_max_s=0.02)
+    reqs = [p.request for p in plan_requests(units(5), "summeval", load_template(TEMPLATE), s)]
+    layer = RequestLayer(s, url, "sk-local", ResponseCache(tmp_path))
+    with pytest.raises(FatalJudgeError) as err:
+        layer.run(reqs)
+    assert err.value.kind == "unreachable"
+    assert f"cannot connect to {url} (3 attempts" in str(err.value)
+    assert "judges.fake.base_url" in str(err.value)
+    # only the first request was tried (1 + max_retries times); the other four never waited
+    assert layer.stats.errors == {"connection": 3} and layer.stats.requests_sent == 3

@@ -83,6 +83,18 @@ def test_judge_stage_a_missing_api_key(tmp_path):
     assert_one_line(out, tmp_path / "logs/judge/remote/mine/base.log", "SUMJUDGE_TEST_UNSET_KEY")
 
 
+def test_judge_stage_a_server_that_cannot_be_reached(tmp_path):
+    """Nothing listens on the judge's base_url: the first request's retries are spent, then
+    one line names the address and the config key; the other units are not tried."""
+    judge = {"model": "some-model", "base_url": "http://127.0.0.1:9/v1", "api_key_env": "SUMJUDGE_TEST_KEY",
+             "max_retries": 1, "backoff_base_s": 0.01, "backoff_max_s": 0.02}
+    out = run(tmp_path, {"judges": {"remote": judge}, "judge": {"run": ["remote"], "datasets": []}},
+              "results/judge/remote/mine/base.parquet", env={"SUMJUDGE_TEST_KEY": "sk-test"})
+    assert_one_line(out, tmp_path / "logs/judge/remote/mine/base.log", "cannot connect to http://127.0.0.1:9/v1",
+                    "(2 attempts", "judges.remote.base_url")
+    assert not (tmp_path / "results/judge/remote/mine/base.parquet").exists()
+
+
 def test_tables_stage_an_unreadable_input_table(tmp_path):
     rows = ROWS.drop(columns="reference")  # no ROUGE job: the table reads the dataset table alone
     run(tmp_path, {}, "results/data/mine.parquet", rows=rows)
