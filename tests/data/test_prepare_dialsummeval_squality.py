@@ -5,6 +5,7 @@ import json
 import re
 import shutil
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -122,16 +123,28 @@ def test_dialsummeval_cased_references(dse):
     assert all(fold(d).startswith(fold(s)) for s, d in zip(lead["summary"], lead["article"]))
 
 
-def test_dialsummeval_reader_stops_on_a_changed_count(mirror, tmp_path):
+def mirror_with_first_record_edited(mirror, tmp_path, relpath: str, edit) -> Path:
+    """A copy of one dataset's mirror folder whose JSON-lines file ``relpath`` has its first
+    record changed by ``edit(record)``; returns the copy's root."""
+    dataset = relpath.split("/", 1)[0]
     root = tmp_path / "mirror"
-    shutil.copytree(mirror / "dialsummeval", root / "dialsummeval")
-    path = root / "dialsummeval/kite99520+DialSummEval/annotation_campus/human_judgment.jsonl"
+    shutil.copytree(mirror / dataset, root / dataset)
+    path = root / relpath
     lines = path.read_text(encoding="utf-8").splitlines()
     rec = json.loads(lines[0])
-    rec["annotations"][2]["coherence"] = 1 if rec["annotations"][2]["coherence"] != 1 else 2
+    edit(rec)
     lines[0] = json.dumps(rec)
     path.chmod(0o644)
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return root
+
+
+def test_dialsummeval_reader_stops_on_a_changed_count(mirror, tmp_path):
+    def flip(rec):
+        rec["annotations"][2]["coherence"] = 1 if rec["annotations"][2]["coherence"] != 1 else 2
+
+    root = mirror_with_first_record_edited(
+        mirror, tmp_path, "dialsummeval/kite99520+DialSummEval/annotation_campus/human_judgment.jsonl", flip)
     with pytest.raises(CountError, match=r"human_judgment.jsonl: the coherence score counts 1/2/3/4/5 of "
                                          r"position 3 is \(.*\), PROVENANCE.md says \(8, 76, 188, 330, 798\)"):
         prepare_dataset("dialsummeval", locate(source_files("dialsummeval"), root), OPTS)
@@ -195,15 +208,9 @@ def test_squality_references_leave_out_the_human_response(sq):
 
 
 def test_squality_reader_stops_on_a_changed_count(mirror, tmp_path):
-    root = tmp_path / "mirror"
-    shutil.copytree(mirror / "squality", root / "squality")
-    path = root / "squality/nyu-mll+SQuALITY/data/human-eval/all-responses.jsonl"
-    lines = path.read_text(encoding="utf-8").splitlines()
-    rec = json.loads(lines[0])
-    rec["questions"]["0"]["bart"]["reviews"].pop()
-    lines[0] = json.dumps(rec)
-    path.chmod(0o644)
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    root = mirror_with_first_record_edited(
+        mirror, tmp_path, "squality/nyu-mll+SQuALITY/data/human-eval/all-responses.jsonl",
+        lambda rec: rec["questions"]["0"]["bart"]["reviews"].pop())
     with pytest.raises(CountError, match=r"all-responses.jsonl, line 1, question 0, bart: 2 reviews, "
                                          r"PROVENANCE.md says 3"):
         prepare_dataset("squality", locate(source_files("squality"), root), OPTS)

@@ -12,13 +12,7 @@ from sumjudge.stats.bootstrap import (BootBoth, ClusterBootstrap, boot_both_leve
                                       percentile_interval)
 from sumjudge.stats.correlation import LEVELS, correlation_levels
 from sumjudge.stats.matrix import levels_stack, likert_matrix, rank_last
-
-
-def tidy(x: np.ndarray, y: np.ndarray) -> pd.DataFrame:
-    d, s = x.shape
-    return pd.DataFrame({"doc_id": np.repeat([f"d{i:02d}" for i in range(d)], s),
-                         "system": np.tile([f"s{j:02d}" for j in range(s)], d),
-                         "metric": x.ravel(), "human": y.ravel()})
+from support.synthetic import tidy
 
 
 def test_percentile_interval_known_quantiles():

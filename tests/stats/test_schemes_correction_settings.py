@@ -18,13 +18,7 @@ from sumjudge.stats.permutation import cell_swap_masks, level_schemes, paired_co
 from sumjudge.tables.common import Row
 from sumjudge.tables.settings import TableSettings
 from support.harness import REPO, default_options
-
-
-def tidy(x: np.ndarray, y: np.ndarray) -> pd.DataFrame:
-    d, s = x.shape
-    return pd.DataFrame({"doc_id": np.repeat([f"d{i:02d}" for i in range(d)], s),
-                         "system": np.tile([f"s{j:02d}" for j in range(s)], d),
-                         "metric": x.ravel(), "human": y.ravel()})
+from support.synthetic import tidy
 
 
 # --------------------------------------------------------------------------- bootstrap schemes

@@ -69,3 +69,12 @@ def write_judge(human: pd.DataFrame, dataset: str, out: str | Path, variant: str
         "requests_sent": n, "cache_hits": 0, "input_tokens": 900 * n, "output_tokens": 20 * n,
         "cost_usd": round(0.002 * 0.92 * n, 6)}))
     return out
+
+
+def tidy(x: np.ndarray, y: np.ndarray) -> pd.DataFrame:
+    """Documents x systems matrices of a metric (``x``) and a human score (``y``) as the
+    long table the correlation levels read: doc_id, system, metric, human."""
+    d, s = x.shape
+    return pd.DataFrame({"doc_id": np.repeat([f"d{i:02d}" for i in range(d)], s),
+                         "system": np.tile([f"s{j:02d}" for j in range(s)], d),
+                         "metric": x.ravel(), "human": y.ravel()})
