@@ -36,8 +36,8 @@ from .metrics.preflight import MODEL_KEYS, manual_steps
 
 Job = tuple[str, Mapping[str, str]]  # (rule name, wildcards)
 
-# the rules whose jobs hold a judge's requests (an imported judge's rule sends none)
-JUDGE_RULES = ("judge", "judge_swapped", "judge_batch_submit", "judge_batch_submit_swapped")
+# the rules whose jobs hold a judge's requests, either order (an imported judge's rule sends none)
+JUDGE_RULES = ("judge", "judge_batch_submit")
 LLAMA_SERVER_HINT = "pip install 'llama-cpp-python[server]==0.3.36'"
 
 
@@ -48,17 +48,15 @@ def enabled(config: Mapping[str, Any]) -> bool:
 
 
 def metric_of(rule: str, wildcards: Mapping[str, str]) -> str | None:
-    """The learned metric whose model a job loads (``metric_bartscore``, which only joins
-    the two checkpoints' parts, loads none)."""
-    if "metric" in wildcards:  # rule `metric`: its wildcard names a registry entry (bartscore/bart: bartscore's)
-        from .metrics.learned import LEARNED
+    """The learned metric whose model a job of rule ``metric`` loads: its ``{metric}``
+    wildcard names a registry entry (``bartscore/bart`` is bartscore's). None for any other
+    job (``metric_bartscore`` only joins the two checkpoints' parts)."""
+    if rule != "metric":
+        return None
+    from .metrics.learned import LEARNED
 
-        entry = LEARNED.get(wildcards["metric"])
-        return entry.settings_key if entry is not None and entry.settings_key in MODEL_KEYS else None
-    if rule == "metric_bartscore_checkpoint":
-        return "bartscore"
-    name = rule.removeprefix("metric_")
-    return name if rule.startswith("metric_") and name in MODEL_KEYS and name != "bartscore" else None
+    entry = LEARNED.get(wildcards.get("metric", ""))
+    return entry.settings_key if entry is not None and entry.settings_key in MODEL_KEYS else None
 
 
 def perl_step() -> str | None:

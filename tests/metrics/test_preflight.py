@@ -62,15 +62,16 @@ def test_needs_follow_the_jobs_about_to_run(tmp_path):
     metrics = local_metrics(tmp_path)
     metrics["factcc"]["model"] = str(tmp_path / "missing-factcc")
     config = {"metrics": metrics, "rouge": {"implementation": "rouge-score"}}
-    assert preflight.needs(config, [("metric_bertscore", {"dataset": "summeval"})]) == []
-    steps = preflight.needs(config, [("metric_factcc", {"dataset": "qags_cnn"}), ("metric_factcc", {"dataset": "qags_xsum"}),
+    assert preflight.needs(config, [("metric", {"metric": "bertscore", "dataset": "summeval"})]) == []
+    steps = preflight.needs(config, [("metric", {"metric": "factcc", "dataset": "qags_cnn"}),
+                                     ("metric", {"metric": "factcc", "dataset": "qags_xsum"}),
                                      ("rouge", {"dataset": "summeval"})])
     assert len(steps) == 1 and steps[0].startswith("factcc:") and "metrics.factcc.model" in steps[0] \
         and "missing-factcc" in steps[0], steps
-    # the one-rule form of the learned metrics (a {metric} wildcard) is read the same way
+    # one step per metric, however many of its jobs are about to run
     assert preflight.needs(config, [("metric", {"metric": "factcc", "dataset": "qags_cnn"})]) == steps
     assert preflight.metric_of("metric_bartscore", {"dataset": "summeval"}) is None
-    assert preflight.metric_of("metric_bartscore_checkpoint", {"checkpoint": "bart"}) == "bartscore"
+    assert preflight.metric_of("metric", {"metric": "bartscore/bart", "dataset": "summeval"}) == "bartscore"
 
 
 def test_a_mirror_that_lacks_a_file_is_named(tmp_path):
