@@ -9,11 +9,13 @@ import _log  # noqa: E402
 from sumjudge.io import write_text  # noqa: E402
 from sumjudge.leaderboard.build import build  # noqa: E402
 from sumjudge.leaderboard.render import frontier, latex, page  # noqa: E402
+from sumjudge.leaderboard.settings import LeaderboardSettings  # noqa: E402
+from sumjudge.tables.settings import TableSettings  # noqa: E402
 
 log = _log.setup(snakemake)
 p = snakemake.params
 out = build(list(snakemake.input.tables), dict(zip(p.datasets, snakemake.input.data)), list(snakemake.input.judges),
-            p.specs, p.tables, p.board, p.pricing)
+            p.specs, TableSettings.from_dict(p.tables), LeaderboardSettings.from_dict(p.board), p.pricing)
 o = snakemake.output
 Path(o.csv).parent.mkdir(parents=True, exist_ok=True)
 out["cells"].to_csv(o.csv, index=False)

@@ -6,7 +6,7 @@ block (one dataset's epsilon, say) keeps config.yaml's values for the rest.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping
@@ -79,6 +79,17 @@ class LeaderboardSettings:
             if not ok:
                 raise TablesInputError(f"config key leaderboard.{key} must be {want}; fix it in config.yaml "
                                        "or the --configfile that sets it")
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain values: what rule ``leaderboard`` passes as a param (Snakemake compares only
+        plain values for reruns, so a changed epsilon rebuilds the leaderboard)."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "LeaderboardSettings":
+        """The settings of :meth:`as_dict`'s values (validated again)."""
+        alt = {**d["alt_test"], "epsilon": tuple(tuple(e) for e in d["alt_test"]["epsilon"])}
+        return cls(AltTestSettings(**alt), **{k: v for k, v in d.items() if k != "alt_test"})
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> "LeaderboardSettings":

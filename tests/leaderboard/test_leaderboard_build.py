@@ -49,6 +49,25 @@ def test_settings_are_typed_and_a_partial_epsilon_keeps_config_yaml():
         LeaderboardSettings.from_config({"leaderboard": {"alt_test": {"q": 2}}})
 
 
+def test_settings_travel_as_plain_values_snakemake_compares():
+    """Rule leaderboard passes the settings as a dict of plain values (Snakemake compares only
+    those for reruns) and the script rebuilds the same typed, validated settings."""
+    s = LeaderboardSettings.from_config({"leaderboard": {"alt_test": {"epsilon": {"summeval": 0.3}}}})
+    plain = s.as_dict()
+
+    def only_plain(v):
+        if isinstance(v, dict):
+            return all(isinstance(k, str) and only_plain(x) for k, x in v.items())
+        if isinstance(v, (list, tuple)):
+            return all(only_plain(x) for x in v)
+        return isinstance(v, (str, int, float, bool)) or v is None
+
+    assert only_plain(plain) and plain["alt_test"]["epsilon"][0] == ("summeval", 0.3)
+    assert LeaderboardSettings.from_dict(plain) == s
+    with pytest.raises(TablesInputError, match=r"leaderboard\.alt_test\.q must be between 0 and 1"):
+        LeaderboardSettings.from_dict({**plain, "alt_test": {**plain["alt_test"], "q": 2.0}})
+
+
 def test_humans_are_rows_scored_leave_one_out(board):
     data, out = board
     col = out["cells"][out["cells"]["column"] == "SummEval cohe. dataset"]

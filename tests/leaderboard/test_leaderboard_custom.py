@@ -2,6 +2,7 @@
 three annotator columns, one pairwise and one Likert, get judge cells, human leave-one-out
 rows and alt-test verdicts with no code; without annotators, judge cells and a note.
 The fast tests call the package on the prepared tables; the slow one runs the workflow."""
+import re
 from pathlib import Path
 
 import numpy as np
@@ -111,3 +112,17 @@ def test_custom_datasets_on_the_leaderboard_through_the_workflow(tmp_path):
     assert set(alt["column"]) == {"my_pairwise", "my_likert quality"} and set(alt["annotator"]) == set(NAMES)
     judge = c[c["kind"] == "judge"]
     assert judge["alt_verdict"].notna().all() and len(judge) == 4
+    # the leaderboard's settings are params Snakemake compares: a changed epsilon reruns the
+    # leaderboard job alone, and nothing changed reruns nothing (no key needed: nothing is sent)
+    def dry_run(extra: dict):
+        (tmp_path / "extra.yaml").write_text(yaml.safe_dump(extra))
+        out = harness.snakemake(tmp_path, "-n", "--cores", "1", "results/leaderboard/leaderboard.csv",
+                                configfiles=[harness.CONFIG, tmp_path / "custom.yaml", tmp_path / "extra.yaml"],
+                                timeout=600, env=harness.workflow_env(), cwd=tmp_path)
+        assert out.returncode == 0, out.stderr[-3000:]
+        return out.stdout + out.stderr
+
+    assert "Nothing to be done" in dry_run({})
+    changed = dry_run({"leaderboard": {"alt_test": {"epsilon": {"my_likert": 0.05}}}})
+    rules = set(re.findall(r"^rule (\w+):", changed, re.M))
+    assert rules == {"leaderboard"}, changed[-3000:]

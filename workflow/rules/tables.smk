@@ -316,8 +316,9 @@ rule leaderboard:
         specs={d: DATASET_SPECS[d] for d in _LB_DATASETS},
         # local or not and the hourly price, never the base_url (a server's port must not rebuild the leaderboard)
         pricing=lambda wc: {j: JudgePricing.of(JUDGES[j]) for j in JUDGE_RUN},
-        tables=TableSettings.from_config(config),
-        board=LEADERBOARD_SETTINGS,
+        # plain values, which Snakemake compares: a changed setting rebuilds the leaderboard
+        tables=TABLE_SETTINGS,
+        board=LEADERBOARD_SETTINGS.as_dict(),
     conda:
         "../../envs/tables.yaml"
     script:
