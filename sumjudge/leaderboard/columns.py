@@ -19,17 +19,17 @@ import pandas as pd
 
 from ..datasets import DatasetSpec
 from ..stats.accuracy import correctness, score_ties
+from ..stats.gates import modal_share
 from ..stats.matrix import LEVELS
 from ..stats.paired import cluster_paired_accuracy
 from ..stats.permutation import paired_correlation_test
 from ..tables.accuracy import aligned_predictions, decisions
 from ..tables.correlation import table_name
 from ..tables.settings import TableSettings
-from .evidence import DatasetEvidence, RowRun, samples
 from . import humans as hum
-from ..stats.gates import modal_share
-from .common import frame, length_bias, matrix
 from . import repeats as rep
+from .common import frame, length_bias, matrix
+from .evidence import DatasetEvidence, RowRun, samples
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,8 @@ def likert_columns(ev: DatasetEvidence, dim: str, ts: TableSettings, board) -> l
     spec, data, margin = ev.spec, ev.data, board.longer_margin
     d2, docs, systems = frame(spec, data)
     human = matrix(d2, data[dim].to_numpy(float), docs, systems)
-    per_row = {r: rep.aggregate(samples(rr.run, rr.column(dim), data["unit_id"]), "score") for r, rr in _rows(ev)}
+    m = {r: samples(rr.run, rr.column(dim), data["unit_id"]) for r, rr in _rows(ev)}   # units x samples
+    per_row = {r: rep.aggregate(v, "score") for r, v in m.items()}
     jm = {r: matrix(d2, v, docs, systems) for r, v in per_row.items()}
     people = hum.likert_humans(spec, data, dim, d2, docs, systems, jm, ts, margin)
     cache: dict = {}
@@ -110,7 +111,7 @@ def likert_columns(ev: DatasetEvidence, dim: str, ts: TableSettings, board) -> l
                                                     ts.method, ts.undefined, ts.permutation_by_level())
         return cache[(a, b)]
 
-    reps = {r: rep.likert_repeats(ev, rr, dim, ts) for r, rr in _rows(ev)}
+    reps = {r: rep.likert_repeats(v, d2, docs, systems, human, ts) for r, v in m.items()}
     out = []
     for col in [c for c in columns_of(spec) if c.dimension == dim]:
         judges = {r: _likert_judge(ev, r, rr, col, per_row[r], people, reps[r][col.level], margin)
@@ -148,7 +149,7 @@ def accuracy_column(ev: DatasetEvidence, col: Column, ts: TableSettings, board) 
         pred = rep.aggregate(m, "label")
         c = correctness(pred, gold, "drop")
         correct[r] = score_ties(c, pred, gold, tie, ts.pairwise_ties) if tie is not None else c
-        reps[r] = rep.accuracy_repeats(rr, m, correct[r], clusters, ts)
+        reps[r] = rep.accuracy_repeats(m, correct[r], clusters, ts)
     units = hum.unit_decisions(data, spec, col.gold)
     answers = {r: rep.aggregate(samples(rr.run, label, units["unit_id"],
                                         lambda s, _rr=rr: aligned_predictions(s, units, spec, _rr.run.path)),

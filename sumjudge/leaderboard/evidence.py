@@ -17,10 +17,9 @@ import pandas as pd
 
 from ..datasets import DatasetSpec
 from ..io import SWAPPED, parse_judge_path
-from ..tables.correlation import table_name
+from ..tables.correlation import WEIGHTED, WEIGHTED_ROW, table_name
 from ..tables.errors import read_parquet
 from ..tables.inputs import JudgeRun, load_judge_run
-from ..tables.correlation import WEIGHTED, WEIGHTED_ROW
 
 BASE = "base"
 

@@ -25,6 +25,7 @@ from ..tables.accuracy import decisions
 from ..tables.settings import TableSettings
 from .common import length_bias, matrix
 from .evidence import samples
+from .repeats import aggregate
 
 SCORE_LEVELS = ("sample", "system", "dataset")
 
@@ -139,8 +140,6 @@ def orders(ev, rr, col) -> dict:
     """Both orders of a swappable protocol (the judge asked again with the summaries swapped)."""
     if rr.swapped is None:
         return {}
-    from .repeats import aggregate
-
     ids, label = ev.data["unit_id"], ev.spec.label_columns[0]
     o = aggregate(samples(rr.run, label, ids), "label")
     s = aggregate(samples(rr.swapped, label, ids), "label")

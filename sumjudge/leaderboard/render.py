@@ -8,7 +8,7 @@ import math
 
 import pandas as pd
 
-from ..tables.latex import fit
+from ..tables.latex import escape, fit
 
 SUMMARY_VIEW = [("row", "Row"), ("alt_passes", "Alt-test"), ("within_human_loo", "Within human LOO range"),
                 ("mean_rank", "Mean rank"), ("usd_per_1k", "USD / 1000 units"),
@@ -56,8 +56,9 @@ def cell_text(r) -> str:
 
 
 def esc_tex(s) -> str:
-    return str(s).replace("\\", r"\textbackslash{}").replace("&", r"\&").replace("%", r"\%").replace(
-        "_", r"\_").replace("#", r"\#").replace("[", "{[}").replace("]", "{]}")
+    """The tables' LaTeX escape, brackets braced (a cell that starts with "[" after ``\\\\`` is
+    text, not the row's optional argument)."""
+    return escape(s).replace("[", "{[}").replace("]", "{]}")
 
 
 def _tex_column(col: str, part: pd.DataFrame) -> list[str]:

@@ -10,8 +10,7 @@ import numpy as np
 from ..stats.matrix import LEVELS
 from ..stats.repeats import aggregate_samples, cluster_interval, correlation_interval, sample_variance
 from ..tables.settings import TableSettings
-from .common import frame, matrix
-from .evidence import samples
+from .common import matrix
 
 SINGLE = {"n_samples": 1, "interval": "bootstrap (Tables 1-5)"}
 CLUSTERED = "cluster bootstrap over documents of the per-unit aggregate"
@@ -22,24 +21,23 @@ def aggregate(m: np.ndarray, kind: str) -> np.ndarray:
     return aggregate_samples(m, "mean" if kind == "score" else "mode")
 
 
-def likert_repeats(ev, rr, dim: str, ts: TableSettings) -> dict[str, dict]:
-    """Per level (sample, system, dataset): the repeats' cell parts of one dimension."""
-    if len(rr.run.samples) < 2:
+def likert_repeats(m: np.ndarray, d2, docs, systems, human: np.ndarray, ts: TableSettings) -> dict[str, dict]:
+    """Per level (sample, system, dataset): the repeats' cell parts of one dimension.
+    ``m``: units x samples of one judge row; ``d2, docs, systems``: the dataset's
+    :func:`~sumjudge.leaderboard.common.frame`; ``human``: the documents x systems human scores."""
+    if m.shape[1] < 2:
         return {lv: dict(SINGLE) for lv in LEVELS}
-    spec, data = ev.spec, ev.data
-    m = samples(rr.run, rr.column(dim), data["unit_id"])
-    d2, docs, systems = frame(spec, data)
     stack = np.stack([matrix(d2, m[:, k], docs, systems) for k in range(m.shape[1])])
-    ivs = correlation_interval(stack, matrix(d2, data[dim].to_numpy(float), docs, systems),
-                               ts.bootstrap_resamples, ts.seed, ts.confidence, ts.method, ts.undefined, ts.bootstrap)
+    ivs = correlation_interval(stack, human, ts.bootstrap_resamples, ts.seed, ts.confidence, ts.method,
+                               ts.undefined, ts.bootstrap)
     var = sample_variance(m)[0]
     return {lv: {"n_samples": m.shape[1], "sample_variance": var, "ci_low": iv.low, "ci_high": iv.high,
                  "interval": CLUSTERED} for lv, iv in ivs.items()}
 
 
-def accuracy_repeats(rr, m: np.ndarray, correct: np.ndarray, clusters, ts: TableSettings) -> dict:
+def accuracy_repeats(m: np.ndarray, correct: np.ndarray, clusters, ts: TableSettings) -> dict:
     """``m``: decisions x samples; ``correct``: the aggregate's correctness per decision."""
-    if len(rr.run.samples) < 2:
+    if m.shape[1] < 2:
         return dict(SINGLE)
     iv = cluster_interval(correct, clusters, ts.bootstrap_resamples, ts.seed, ts.confidence)
     return {"n_samples": m.shape[1], "sample_variance": sample_variance(m)[0], "ci_low": iv.low,

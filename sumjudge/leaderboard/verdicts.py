@@ -38,14 +38,14 @@ def ranks(facts: ColumnFacts, reasons: dict[str, str], correction: str) -> tuple
 
 
 def alt_tests(facts: ColumnFacts, row: str, board: LeaderboardSettings, score: str) -> tuple[list, list]:
-    """One row's annotator tests in this column under ``score`` (a scored dimension) or accuracy."""
+    """One row's annotator tests in this column under ``score``: ``neg_rmse`` or ``rank`` (a
+    scored dimension), ``accuracy`` (an accuracy column)."""
     alt, f = facts.alt, facts.judges[row]
     pred, labels = f.answers, alt.labels
-    if facts.column.level != "accuracy" and score == "rank":
+    if score == "rank":
         pred, labels = at.within_group_ranks(pred, alt.groups), at.within_group_ranks(labels, alt.groups)
-    kind = score if facts.column.level != "accuracy" else "accuracy"
     # every unit was asked: one without a valid answer is a loss for the judge
-    return at.annotator_tests(facts.column.alt_key, pred, labels, list(alt.names), kind,
+    return at.annotator_tests(facts.column.alt_key, pred, labels, list(alt.names), score,
                               board.alt_test.epsilon_for(facts.column.dataset), board.alt_test.min_instances,
                               answered=~np.isnan(f.answers), invalid="loss")
 

@@ -363,3 +363,31 @@ def test_tldr_longer_preference_for_the_judge_and_the_humans(tmp_path):
     # humans: pairs 0, 1, 3 qualify; longer = 0, 1, 1; chose 1, 1, 0 -> 1 of 3
     assert c.loc["TLDR humans", "length_bias"] == pytest.approx(1 / 3) and c.loc["TLDR humans", "length_bias_n"] == 3
     assert c.loc["j", "reason"] == "parse rate 0.750 (3 of 4 units) under 0.95"
+
+
+def test_repeats_feed_one_aggregate_and_the_interval_counts_documents_once(tmp_path):
+    """A judge asked 3 times per unit: its leave-one-out value and modal share are those of a
+    judge answering the mean of its samples; its cells say 3 samples, the mean per-unit
+    variance over samples, and a cluster interval; a single-sample judge keeps its table's."""
+    from sumjudge.leaderboard.repeats import CLUSTERED, SINGLE
+
+    data = small_summeval()
+    rng = np.random.default_rng(3)
+    draws = [np.clip(data[d].to_numpy() + rng.normal(0, .7, len(data)), 1, 5) for d in DIMS for _ in range(3)]
+    per_dim = {d: draws[3 * i:3 * i + 3] for i, d in enumerate(DIMS)}
+    judges = {("rep", "summeval"): judge_frame(data, per_dim, samples=3),
+              ("mean", "summeval"): judge_frame(data, {d: np.mean(per_dim[d], axis=0) for d in DIMS})}
+    cells = [c for j, v in (("rep", .6), ("mean", .5)) for c in table_cells(SUMMEVAL, j, v, 12)]
+    out = run(tmp_path, {"summeval": data}, judges, cells)
+    c = out["cells"].set_index(["row", "column"])
+    for dim, short in zip(DIMS, ("cohe.", "cons.", "flue.", "rele.")):
+        for level in ("sample", "system", "dataset"):
+            rep, mean = c.loc[("rep", f"SummEval {short} {level}")], c.loc[("mean", f"SummEval {short} {level}")]
+            assert rep["loo_value"] == pytest.approx(mean["loo_value"], nan_ok=True)
+            assert rep["modal_share"] == pytest.approx(mean["modal_share"])
+            assert rep["n_samples"] == 3 and rep["interval"] == CLUSTERED
+            assert rep["sample_variance"] == pytest.approx(np.var(np.stack(per_dim[dim], axis=1), axis=1, ddof=1).mean())
+            assert np.isfinite(rep["ci_low"]) and rep["ci_low"] < rep["ci_high"]
+            assert rep["ci_low"] != pytest.approx(0.55)          # not the table's cell (value 0.6 +- 0.05)
+            assert mean["n_samples"] == 1 and mean["interval"] == SINGLE["interval"]
+            assert (mean["ci_low"], mean["ci_high"]) == pytest.approx((0.45, 0.55))
