@@ -28,8 +28,6 @@ from .offline import why_missing
 from .spec import JudgeSettings
 
 
-
-
 @dataclass(frozen=True)
 class Connection:
     url: str

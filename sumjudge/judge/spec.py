@@ -20,6 +20,7 @@ import copy
 import re
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Callable, Mapping
+from urllib.parse import urlparse
 
 from .errors import JudgeConfigError  # noqa: F401  (raised here; importers name it from spec too)
 
@@ -259,8 +260,6 @@ class JudgeSettings:
     def local(self) -> bool:
         """Whether the judge runs on this machine (its cost is the machine's time, not tokens):
         an embedded model, or a server on a loopback host with no token price (vLLM, Ollama)."""
-        from urllib.parse import urlparse
-
         host = urlparse(str(self.base_url or "")).hostname
         return bool(self.embedded) or (host in LOOPBACK_HOSTS and self.price_input_per_1k is None)
 
@@ -405,6 +404,19 @@ def judge_resources(specs: dict[str, JudgeSettings]) -> dict[str, int]:
         r = resource_name(spec)
         out[r] = max(out.get(r, 0), spec.max_concurrency)
     return out
+
+
+def judge_job_resources(specs: Mapping[str, JudgeSettings], capacities: Mapping[str, int],
+                        waits: bool) -> dict[str, Callable[[Any], int]]:
+    """The ``resources:`` of a judge rule's job, one function of the wildcards per resource of
+    :func:`judge_resources`: all of its judge's resource, none of the others'. ``waits`` (rule
+    ``judge``, not ``judge_batch_submit``): a batch judge's job only waits for the batches its
+    submit job created, so it claims nothing."""
+    def claim(res: str, cap: int) -> Callable[[Any], int]:
+        return lambda wc: cap if resource_name(specs[wc.judge]) == res and not (
+            waits and specs[wc.judge].mode == "batch") else 0
+
+    return {res: claim(res, cap) for res, cap in capacities.items()}
 
 
 DEFAULT_PORTS = {"http": 80, "https": 443}

@@ -370,6 +370,23 @@ def test_a_rate_limit_group_is_one_snakemake_resource():
     assert judge_resources(specs) == {"judge_group_acct": 8, "judge_c": 2}
 
 
+def test_a_judge_job_claims_its_own_resource_and_a_waiting_batch_job_none():
+    from types import SimpleNamespace
+
+    from sumjudge.judge.spec import judge_job_resources, judge_resources, judge_specs
+    specs = judge_specs({"judges": {
+        "live": {"model": "m", "base_url": "http://x/v1", "max_concurrency": 8},
+        "batch": {"model": "m", "base_url": "http://y/v1", "max_concurrency": 3, "mode": "batch"}}})
+    caps = judge_resources(specs)
+
+    def claims(judge, waits):
+        return {res: f(SimpleNamespace(judge=judge)) for res, f in judge_job_resources(specs, caps, waits).items()}
+
+    assert claims("live", waits=True) == claims("live", waits=False) == {"judge_live": 8, "judge_batch": 0}
+    assert claims("batch", waits=False) == {"judge_live": 0, "judge_batch": 3}   # it submits
+    assert claims("batch", waits=True) == {"judge_live": 0, "judge_batch": 0}    # it only waits
+
+
 def test_tables_8_and_9_count_replies_without_content(tmp_path):
     from sumjudge.tables.inputs import load_judge_run
     from sumjudge.tables.replies import invalid_examples, invalid_rates

@@ -16,7 +16,6 @@ from sumjudge import datasets as _ds
 from sumjudge.data.custom import file_columns
 from sumjudge.data.prepare import pinned_paths, source_files
 from sumjudge.catalog import METRIC_TIES_KEY
-from sumjudge.judge.spec import resource_name
 
 RESULTS = "results"
 # Every fact about a dataset is in the registry (sumjudge/datasets.py); a user's own
@@ -122,14 +121,3 @@ def pending_jobs(targets):
 onstart:
     if not workflow.touch:
         preflight((job.rule.name, job.wildcards_dict) for job in workflow.dag.needrun_jobs())
-
-def judge_job_resources(judges, capacities, waits):
-    """`resources:` of a judge job: all of its judge's resource (judge_<name> or
-    judge_group_<group>, sumjudge.judge.spec.judge_resources), none of the others'. `waits`
-    (the judge rule, not the submit one): a batch judge's job only waits for the batches its judge_batch_submit job
-    created, so it claims nothing."""
-    def claim(res, cap):
-        return lambda wc: cap if resource_name(judges[wc.judge]) == res and not (
-            waits and judges[wc.judge].mode == "batch") else 0
-
-    return {res: claim(res, cap) for res, cap in capacities.items()}

@@ -10,7 +10,7 @@
 import re as _re
 
 from sumjudge.judge import targets as _jt
-from sumjudge.judge.spec import JudgeConfigError, judge_resources, judge_specs
+from sumjudge.judge.spec import JudgeConfigError, judge_job_resources, judge_resources, judge_specs
 
 try:  # name -> JudgeSettings; rules pass them to jobs as plain dicts (to_dict: what Snakemake compares)
     JUDGES = judge_specs(config)
