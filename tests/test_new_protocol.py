@@ -82,7 +82,7 @@ def toy(tmp_path_factory):
 @pytest.fixture(scope="module")
 def stages(toy):
     """The toy dataset through every stage once, in the workflow's order; each test checks one stage."""
-    proto, spec, tmp_path = toy["proto"], toy["spec"], toy["dir"]
+    spec, tmp_path = toy["spec"], toy["dir"]
     out = {"schema": datasets.schema_enums()}
     # the user's file: read and checked through the protocol's columns; ids from Protocol.add_ids
     out["data"] = data = prepare(tmp_path / "mine.csv", "acceptable")

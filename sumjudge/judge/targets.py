@@ -69,8 +69,6 @@ def threads(spec: JudgeSettings) -> int:
     return endpoint_for(spec).threads
 
 
-
-
 def split_variant(name: str) -> tuple[str, bool]:
     """The ``{variant}`` wildcard of rules ``judge`` and ``judge_batch_submit``: the prompt
     variant it asks, and whether the pairs are asked the other way round

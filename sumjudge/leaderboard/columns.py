@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
-import pandas as pd
 
 from ..datasets import DatasetSpec
 from ..stats.accuracy import correctness, score_ties

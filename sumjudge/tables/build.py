@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..catalog import FLUENCY_COHERENCE, VARIANTS_TABLE
 from ..datasets import BUILTIN, DatasetSpec
-from ..io import write_text
+from ..io import parse_judge_path, write_text
 from .errors import TablesInputError, read_parquet
 from ..stats.correction import adjust_table
 from . import accuracy as acc
@@ -17,7 +17,7 @@ from . import correlation as corr
 from .behaviour import modal, run_answers
 from .caveats import annotate, judge_shares, table_caveats
 from .common import COLUMNS, finalize
-from .inputs import JudgeRun, load_judge_run, load_metric_table, parse_judge_path, parse_metric_path
+from .inputs import JudgeRun, load_judge_run, load_metric_table, parse_metric_path
 from .latex import accuracy_latex, correlation_latex, examples_latex, table9_latex
 from .replies import explanation_examples, invalid_examples, table9, usage_table
 from .rows import VARIANT_ORDER

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..io import JUDGE_PATH, parse_judge_path, read_meta  # noqa: F401  (re-exported)
+from ..io import parse_judge_path, read_meta
 from .errors import TablesInputError, read_parquet
 
 log = logging.getLogger(__name__)

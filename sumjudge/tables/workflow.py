@@ -10,7 +10,8 @@ from typing import Mapping
 
 from ..catalog import of_kind
 from ..datasets import BUILTIN, DatasetSpec, own_table
-from .inputs import parse_judge_path, parse_metric_path
+from ..io import parse_judge_path
+from .inputs import parse_metric_path
 
 
 def tables_of(specs: Mapping[str, DatasetSpec], kind: str) -> dict[str, list[str]]:

@@ -11,8 +11,6 @@ from __future__ import annotations
 import json
 import sys
 
-import pytest
-
 from support.harness import REPO
 
 STORED = REPO / "tests" / "fixtures" / "cache_keys.json"

@@ -1,9 +1,7 @@
 """Issue 20: G-Eval's probability-weighted Likert score, on by default for embedded
 judges, from logprobs of the generated tokens only; old caches keep answering the
 integer scores; a model that refuses logprobs stops the judge after one request."""
-import json
 import math
-import os
 
 import numpy as np
 import pandas as pd
