@@ -153,7 +153,7 @@ def accuracy_column(ev: DatasetEvidence, col: Column, ts: TableSettings, board) 
     answers = {r: rep.aggregate(samples(rr.run, label, units["unit_id"],
                                         lambda s, _rr=rr: aligned_predictions(s, units, spec, _rr.run.path)),
                                 "label") for r, rr in rows}
-    people = hum.label_humans(spec, data, col, answers, ts, margin, board.alt_test.min_instances)
+    people = hum.label_humans(spec, data, col, answers, ts, margin, board.alt_test.min_instances, units)
     judges = {}
     for r, rr in rows:
         extra = {**reps[r], **hum.orders(ev, rr, col),

@@ -96,15 +96,18 @@ def unit_decisions(data: pd.DataFrame, spec: DatasetSpec, gold: str) -> pd.DataF
     return pd.DataFrame({"unit_id": data["unit_id"].astype(str)})
 
 
-def _reference(data, spec: DatasetSpec, gold: str) -> np.ndarray:
+def _reference(data, spec: DatasetSpec, gold: str, units: pd.DataFrame) -> np.ndarray:
+    """The gold label per alt-test unit (``units``: :func:`unit_decisions`)."""
     if spec.proto.per_item:
-        return decisions(data, spec, gold)["gold"].to_numpy(float)
+        return units["gold"].to_numpy(float)
     return pd.to_numeric(data[gold], errors="coerce").to_numpy(float)
 
 
 def label_humans(spec: DatasetSpec, data, col, answers: dict, ts: TableSettings, margin,
-                 min_instances: int = 0) -> People:
-    a, tie, ref = spec.annotators, spec.proto.tie_answer, _reference(data, spec, col.gold)
+                 min_instances: int = 0, units: pd.DataFrame | None = None) -> People:
+    """``units``: the column's :func:`unit_decisions` (computed here when not given)."""
+    units = unit_decisions(data, spec, col.gold) if units is None else units
+    a, tie, ref = spec.annotators, spec.proto.tie_answer, _reference(data, spec, col.gold, units)
     if a is None:
         lb = {} if spec.proto.per_item else length_bias(spec, data, ref, margin)
         return People(_note(spec, "one label per unit: no leave-one-out human row", ["accuracy"], **lb), ref,

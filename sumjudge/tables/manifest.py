@@ -33,8 +33,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from .. import __version__
-from ..io import read_meta, sha256_file, write_text
-from ..io import parse_judge_path
+from ..io import parse_judge_path, read_meta, sha256_file, write_text
 from .inputs import parse_metric_path
 from .settings import TableSettings
 from .workflow import config_digest
