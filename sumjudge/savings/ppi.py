@@ -14,14 +14,17 @@ what ``ppi_py.ppi_mean_ci`` computes with ``lam=None`` (PPI++: Angelopoulos, Duc
 
   * ``finite=False``: the library's, ``lam^2 var_U(h)/N + var_L(y - lam h)/n`` (population
     variances), which treats both sets as draws from an infinite population;
-  * ``finite=True``: the exact variance of the same estimator when the ``n`` labelled
-    documents are drawn without replacement from the ``D`` at hand and the target is their
-    full-data mean: ``(1 - n/D) s^2_L(y - kappa h) / n`` with ``kappa = lam D/N`` and ``s^2``
-    the sample variance (ddof 1). With ``lam = 0`` it is the classical finite-population
-    variance ``(1 - n/D) s^2_L(y) / n``;
+  * ``finite=True``: the variance of the same estimator when the ``n`` labelled documents are
+    drawn without replacement from the ``D`` at hand and the target is their full-data mean,
+    ``(1 - n/D) s^2_L(y - kappa h) / n`` with ``kappa = lam D/N``, estimated from the labelled
+    residuals with ddof 2 under the t interval (one coefficient was tuned on them; ddof 1 under
+    the normal one). With ``lam = 0`` it is the classical finite-population variance
+    ``(1 - n/D) s^2_L(y) / n`` (ddof 1);
 
-- the interval: estimate +- ``z`` (``interval="normal"``) or ``t_{n-1}`` (``"t"``) times
-  the standard error; the classical interval is the same with ``lam = 0``.
+- the interval: estimate +- ``z`` (``interval="normal"``) or ``t`` (``"t"``: ``n - 2`` degrees
+  of freedom for PPI++, ``n - 1`` for the classical) times the standard error; the classical
+  interval is the same with ``lam = 0``. Where the PPI++ interval comes out wider, the draw falls
+  back to the classical one (:func:`ppi_means`).
 
 ``library_half`` is always the library's normal half-width, so a draw can be checked
 against ``ppi_py`` whatever the interval chosen.
@@ -46,7 +49,7 @@ class Draws:
     half_classical: np.ndarray    # classical half-width (the chosen interval)
     lam: np.ndarray               # the tuned lambda (ppi_py's)
     fallback: np.ndarray          # 1 where the tuned lambda's variance exceeded the classical one: lambda 0 used
-    saved_width: np.ndarray       # human labels saved per 100 that the widths claim (:func:`labels_saved`)
+    saved_width: np.ndarray       # human labels saved per 100 the widths claim (:func:`labels_saved` of their squares)
     constant: np.ndarray          # 1 where the labelled human values are all equal (classical width 0)
     library_estimate: np.ndarray  # the tuned lambda's estimate, before any fall-back (ppi_py's)
     library_half: np.ndarray      # ppi_py's own (normal, infinite-population) PPI++ half-width
@@ -123,14 +126,16 @@ def _lambda(s: dict, h, valid) -> np.ndarray:
     return np.clip(np.nan_to_num(lam, nan=0.0, posinf=0.0, neginf=0.0), 0, 1)
 
 
-def _variances(s: dict, lam, m, finite: bool) -> tuple[np.ndarray, ...]:
-    """(PPI++, classical, library PPI++) variances of the estimates (see the module's docstring)."""
+def _variances(s: dict, lam, m, finite: bool, ddof: int) -> tuple[np.ndarray, ...]:
+    """(PPI++, classical, library PPI++) variances of the estimates (see the module's docstring);
+    ``ddof``: of the PPI++ residuals in the finite-population form."""
     n, N, cov, var_y, var_h = s["n"], s["N"], s["cov"], s["var_y"], s["var_h"]
     with np.errstate(invalid="ignore", divide="ignore"):
         lib = lam ** 2 * s["var_hu"] / N + (var_y - 2 * lam * cov + lam ** 2 * var_h) / n
         if finite:
-            kappa, fpc = lam * m / N, (1 - n / m) / (n - 1)
-            ppi, cl = fpc * (var_y - 2 * kappa * cov + kappa ** 2 * var_h), fpc * var_y
+            kappa, fpc = lam * m / N, 1 - n / m
+            ppi = fpc * (var_y - 2 * kappa * cov + kappa ** 2 * var_h) / (n - ddof)
+            cl = fpc * var_y / (n - 1)
         else:
             ppi, cl = lib, var_y / n
     return tuple(np.maximum(v, 0.0) for v in (ppi, cl, lib))
@@ -142,24 +147,30 @@ def ppi_means(y, h, valid, labelled, confidence: float = 0.95, interval: str = "
 
     ``y``, ``h``, ``valid``: ``D x K`` (documents x columns); ``labelled``: ``R x D`` booleans
     (:func:`labelled_sets`). A column with fewer than 2 labelled or 1 unlabelled valid
-    documents in a draw gets NaN there. Where the tuned lambda's variance exceeds the classical
-    one (the labelled judge values spread more than over all documents), the draw falls back to
-    lambda 0, the classical interval: PPI++ is never reported wider than the humans alone."""
+    documents in a draw (3 for the t interval) gets NaN there. Where the PPI++ interval would be
+    wider than the classical one (a judge that hardly helps, whose fitted coefficient costs a
+    degree of freedom; labelled judge values that spread more than over all documents), the draw
+    falls back to lambda 0, the classical interval: PPI++ is never reported wider than the humans
+    alone."""
     y, h, valid = np.asarray(y, float), np.asarray(h, float), np.asarray(valid, bool)
     s = _moments(np.asarray(labelled, bool), y, h, valid)
     m = valid.sum(0).astype(float)
     lam = _lambda(s, h, valid)
     library_estimate = s["yl"] + lam * (s["hu"] - s["hl"])
-    v_ppi, v_cl, v_lib = _variances(s, lam, m, finite)
-    fallback = v_ppi > v_cl
-    v_ppi = np.where(fallback, v_cl, v_ppi)
-    q = _quantile(interval, confidence, s["n"] - 1)
-    out = {"estimate": np.where(fallback, s["yl"], library_estimate), "classical": s["yl"],
-           "half": q * np.sqrt(v_ppi), "half_classical": q * np.sqrt(v_cl), "lam": lam,
-           "fallback": fallback.astype(float), "saved_width": labels_saved(v_ppi, v_cl, s["n"], m, finite),
+    fitted = 2 if interval == "t" else 1          # t: one more degree of freedom for the tuned coefficient
+    v_ppi, v_cl, v_lib = _variances(s, lam, m, finite, fitted)
+    half = _quantile(interval, confidence, s["n"] - fitted) * np.sqrt(v_ppi)
+    half_cl = _quantile(interval, confidence, s["n"] - 1) * np.sqrt(v_cl)
+    fallback = half > half_cl
+    half = np.where(fallback, half_cl, half)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = np.where(half_cl > 0, (half / half_cl) ** 2, np.nan)
+    out = {"estimate": np.where(fallback, s["yl"], library_estimate), "classical": s["yl"], "half": half,
+           "half_classical": half_cl, "lam": lam, "fallback": fallback.astype(float),
+           "saved_width": labels_saved(ratio, np.ones_like(ratio), s["n"], m, finite),
            "constant": (s["var_y"] <= 1e-20 * (1 + s["yl"] ** 2)).astype(float),
            "library_estimate": library_estimate, "library_half": _quantile("normal", confidence, 0) * np.sqrt(v_lib)}
-    bad = (s["n"] < 2) | (s["N"] < 1)
+    bad = (s["n"] < fitted + 1) | (s["N"] < 1)
     return Draws(**{k: np.where(bad, np.nan, v) for k, v in out.items()}, n=s["n"], N=s["N"])
 
 

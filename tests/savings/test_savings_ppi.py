@@ -20,9 +20,10 @@ ESTIMATE = 2.5 + LAM * (3 - 3)                         # 2.5
 VAR_LIBRARY = LAM ** 2 * 1 / 4 + (1.25 - 2 * LAM * 1.5 + LAM ** 2 * 2) / 4   # 0.1279296875
 VAR_CLASSICAL_LIBRARY = 1.25 / 4
 KAPPA = LAM * 8 / 4                                    # 0.875
-VAR_FINITE = (1 - 4 / 8) * (1.25 - 2 * KAPPA * 1.5 + KAPPA ** 2 * 2) * 4 / 3 / 4   # 0.0260416...
+# the t interval: residuals y - kappa h with ddof 2 (one coefficient tuned), t with n - 2 = 2 df
+VAR_FINITE = (1 - 4 / 8) * (1.25 - 2 * KAPPA * 1.5 + KAPPA ** 2 * 2) * 4 / 2 / 4   # 0.5 * 0.3125 / 4
 VAR_CLASSICAL_FINITE = (1 - 4 / 8) * 1.25 * 4 / 3 / 4
-Z90, T95 = stats.norm.ppf(0.95), stats.t.ppf(0.975, 3)
+Z90, T95_2, T95_3 = stats.norm.ppf(0.95), stats.t.ppf(0.975, 2), stats.t.ppf(0.975, 3)
 
 
 def _one(interval="normal", finite=False, confidence=0.9):
@@ -38,10 +39,12 @@ def test_the_fixture_equals_the_hand_computed_values():
     assert d.half_classical[0, 0] == pytest.approx(Z90 * np.sqrt(VAR_CLASSICAL_LIBRARY), abs=1e-12)
     assert d.saved_width[0, 0] == pytest.approx(100 * (1 - VAR_LIBRARY / VAR_CLASSICAL_LIBRARY), abs=1e-10)
     t = _one("t", True, 0.95)
-    assert t.half[0, 0] == pytest.approx(T95 * np.sqrt(VAR_FINITE), abs=1e-12)
-    assert t.half_classical[0, 0] == pytest.approx(T95 * np.sqrt(VAR_CLASSICAL_FINITE), abs=1e-12)
-    # effective sample size: 1/n_eff = 1/8 + (1/4 - 1/8) VAR_FINITE / VAR_CLASSICAL_FINITE = 1/8 + 1/8 * 0.125
-    assert effective_n(t.saved_width[0, 0], 4) == pytest.approx(1 / (1 / 8 + 0.125 / 8), abs=1e-10)
+    assert VAR_FINITE == pytest.approx(0.0390625, abs=1e-15)
+    assert t.half[0, 0] == pytest.approx(T95_2 * np.sqrt(VAR_FINITE), abs=1e-12)
+    assert t.half_classical[0, 0] == pytest.approx(T95_3 * np.sqrt(VAR_CLASSICAL_FINITE), abs=1e-12)
+    # effective sample size: 1/n_eff = 1/8 + (1/4 - 1/8) (half / half_classical)^2
+    ratio = T95_2 ** 2 * VAR_FINITE / (T95_3 ** 2 * VAR_CLASSICAL_FINITE)
+    assert effective_n(t.saved_width[0, 0], 4) == pytest.approx(1 / (1 / 8 + ratio / 8), abs=1e-10)
 
 
 def test_the_fixture_equals_ppi_py():
