@@ -50,8 +50,8 @@ class SavingsSettings:
     judge_cost_ratio: float = 0.05               # power analysis: a judge answer's cost / a human label's
 
     def __post_init__(self):
-        checks = [(len(self.n_labelled) > 0 and all(isinstance(n, int) and n >= 2 for n in self.n_labelled),
-                   "n_labelled", "a list of integers of at least 2"),
+        checks = [(len(self.n_labelled) > 0 and all(isinstance(n, int) and n >= 3 for n in self.n_labelled),
+                   "n_labelled", "a list of integers of at least 3 (the t interval of PPI++ has n - 2 df)"),
                   (self.resamples >= 10, "resamples", "an integer of at least 10 (500 or more for coverage)"),
                   (self.interval in INTERVALS, "interval", f"one of {INTERVALS}"),
                   (0 < self.confidence < 1, "confidence", "between 0 and 1"),
