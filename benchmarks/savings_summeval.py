@@ -92,6 +92,7 @@ def main() -> None:
     ap.add_argument("--data", default=None, help="or read a prepared results/data/summeval.parquet")
     ap.add_argument("--resamples", type=int, default=None, help="draws per n (default: config.yaml's)")
     ap.add_argument("--seed", type=int, default=36)
+    ap.add_argument("--ledger", default=None, help="also write the ledger to this CSV")
     args = ap.parse_args()
     cfg = yaml.safe_load(Path("config.yaml").read_text())
     s = SavingsSettings.from_config({"savings": {**cfg["savings"], **({"resamples": args.resamples}
@@ -106,6 +107,8 @@ def main() -> None:
         out = build({"summeval": str(root / "data" / "summeval.parquet")}, paths, BUILTIN, s)
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     ledger = out["ledger"]
+    if args.ledger:
+        ledger.to_csv(args.ledger, index=False)
     print(f"savings ledger, SummEval, 2 imported judges + 3 held-out experts, {s.resamples} draws x "
           f"n {list(s.n_labelled)}: {wall:.1f} s wall, {cpu:.1f} s CPU ({len(ledger)} cells, {os.cpu_count()} cores)")
     report(ledger, s)

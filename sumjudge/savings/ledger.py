@@ -7,7 +7,6 @@ same documents for every row, dimension and estimand, so rows are compared on th
 """
 from __future__ import annotations
 
-import logging
 from itertools import combinations
 
 import numpy as np
@@ -17,8 +16,6 @@ from . import library
 from .measures import Measure, Source, annotator_sources, judge_sources
 from .ppi import covered, effective_n, full_correlation, labelled_sets, labels_saved, ppi_means, truth
 from .settings import SavingsSettings
-
-log = logging.getLogger(__name__)
 
 LEDGER_COLUMNS = [
     "dataset", "dataset_label", "protocol", "dimension", "row", "kind", "estimand", "target", "n_labelled",

@@ -125,7 +125,8 @@ class Measure:
 def impute(own: np.ndarray, human: np.ndarray) -> tuple[np.ndarray, float]:
     """Cells with a human value but no own value get the source's mean over the system's
     cells (over all cells where the system has none): PPI needs a prediction on every document,
-    and a fill that does not depend on which documents are labelled keeps the estimate unbiased. Returns the cells and the share filled."""
+    and a fill that does not depend on which documents are labelled keeps the estimate unbiased.
+    Returns the cells and the share filled."""
     need = ~np.isnan(human) & np.isnan(own)
     have = ~np.isnan(own)
     if not have.any():

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import html
 
-import numpy as np
 import pandas as pd
 
 from ..tables.latex import PACKAGES, escape, fit, minus
@@ -120,8 +119,3 @@ def page(fragment_html: str) -> str:
             "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right} td:first-child{text-align:left}"
             f"</style></head><body>{fragment_html}</body></html>\n")
 
-
-def mean_saved(ledger: pd.DataFrame) -> float:
-    """The ledger's mean labels saved per 100 over judge cells (a log line)."""
-    j = ledger[ledger["kind"] == "judge"]["saved_per_100"]
-    return float(np.nanmean(j)) if len(j) else float("nan")
