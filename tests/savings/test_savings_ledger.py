@@ -162,6 +162,52 @@ def test_an_n_leaving_too_few_documents_is_skipped_with_a_note(tmp_path):
     assert out["notes"] == ["mine: n = 23 leaves fewer than 2 of its 24 documents to the judge; no cells"]
 
 
+def test_a_run_with_no_cell_still_writes_its_files(tmp_path):
+    """The slice's 3 SummEval documents leave no n: an empty ledger, a table and a figure that say so."""
+    out, spec = _ledger(tmp_path, SavingsSettings(n_labelled=(23,), resamples=20, summary_n=23))
+    assert out["ledger"].empty and list(out["ledger"].columns) == LEDGER_COLUMNS
+    assert "No cells" in latex(out["ledger"], 23, 0.1)
+    figure(out["ledger"], "mine", spec.label, str(tmp_path / "mine.svg"))
+    assert "no cells" in (tmp_path / "mine.svg").read_text() and summary_columns(out["ledger"], 23).empty
+
+
+def test_a_judge_asked_twice_enters_with_the_mean_of_its_samples(tmp_path):
+    data, spec = likert(docs=6)
+    ref = data["quality"].to_numpy()
+    twice = pd.concat([judge_table(data, {"quality": ref - 0.5}), judge_table(data, {"quality": ref + 0.5})
+                       .assign(sample=1)], ignore_index=True)
+    path = write(tmp_path, data, {"j": twice})[1][0]
+    m = measures(spec, data)[0]
+    src = judge_sources(m, load_judge_run(path, spec.label_columns, None, pd.Index(data["unit_id"]), spec))[0]
+    np.testing.assert_allclose(src.own, m.human)
+
+
+def test_pyramid_cells_are_each_summarys_share_of_present_scus(tmp_path):
+    """A Pyramid dataset: a system's value is the mean over documents of its summaries' SCU shares;
+    a judge answering the gold saves labels, and nobody is held out (anonymous vote counts)."""
+    rng = np.random.default_rng(4)
+    rows = [{"unit_id": f"{d}/{s}", "doc_id": d, "event_id": f"e{d}", "system": s,
+             "scu_labels": list(rng.random(3 + d % 2) < 0.6), "scu_votes_present": [1] * (3 + d % 2),
+             "scu_n_votes": [3] * (3 + d % 2)} for d in range(20) for s in ("x", "y")]
+    data = pd.DataFrame(rows)
+    spec = BUILTIN["realsumm"]
+    m = measures(spec, data)[0]
+    share = data.assign(v=data["scu_labels"].map(np.mean), doc=data["doc_id"].astype(str))
+    share = share.pivot(index="doc", columns="system", values="v").sort_index()   # documents as text, sorted
+    np.testing.assert_allclose(m.human, share.to_numpy())
+    judge = judge_table(data, {"scu_labels": data["scu_labels"]})
+    dp = tmp_path / "data" / "realsumm.parquet"
+    dp.parent.mkdir(parents=True)
+    data.to_parquet(dp)
+    jp = tmp_path / "judge" / "gold" / "realsumm" / "base.parquet"
+    jp.parent.mkdir(parents=True)
+    judge.to_parquet(jp)
+    led = build({"realsumm": str(dp)}, [str(jp)], BUILTIN, FAST)["ledger"]
+    assert set(led["row"]) == {"gold"} and set(led["target"]) == {"x", "y", "x - y", "y - x"} - {
+        "y - x" if m.human[:, 0].mean() >= m.human[:, 1].mean() else "x - y"}
+    assert (led["saved_per_100"] > 40).all() and (led["ppi_corr"] > 0.999).all()
+
+
 @pytest.mark.parametrize("given, words", [({"n_labelled": [2]}, "savings.n_labelled must be"),
                                           ({"summary_n": 7}, "savings.summary_n must be one of"),
                                           ({"interval": "wald"}, "savings.interval must be one of")])
