@@ -11,10 +11,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import UserError
+
 
 def _ppi():
-    import ppi_py
-
+    try:
+        import ppi_py
+    except ImportError:
+        raise UserError("the savings stage needs the ppi-python package (import ppi_py): `pip install "
+                        "ppi-python==0.2.3` (requirements.txt), or run Snakemake with --software-deployment-method "
+                        "conda (envs/savings.yaml)") from None
     return ppi_py
 
 

@@ -6,7 +6,7 @@ import html
 import pandas as pd
 
 from ..tables.latex import PACKAGES, escape, fit, minus
-from .summary import summary
+from .summary import CANNOT_USE, summary
 
 HUMANS = "humans only"
 PANELS = (("system", "each system's value"), ("difference", "differences between systems"))
@@ -58,46 +58,47 @@ def figure(ledger: pd.DataFrame, dataset: str, label: str, path: str) -> None:
 
 
 def _num(v, digits: int = 0) -> str:
-    return "--" if v is None or pd.isna(v) else minus(f"{v:.{digits}f}")
+    return "--" if v is None or pd.isna(v) else f"{v:.{digits}f}"
 
 
 def saved_table(per: pd.DataFrame) -> pd.DataFrame:
-    """Rows x datasets: labels saved per 100 (median over each dataset's system cells)."""
+    """Rows x datasets: labels saved per 100 (median over each dataset's system cells), as text with a
+    ``*`` where PPI++ cannot use the judge; judge rows first."""
     if not len(per):
         return pd.DataFrame()
-    t = per.pivot_table(index="row", columns="dataset_label", values="saved_per_100", aggfunc="first", sort=False)
-    return t.loc[list(dict.fromkeys(per.sort_values("kind", kind="stable", key=lambda k: k != "judge")["row"]))]
+    text = per.assign(cell=[_num(v) + ("*" if note else "") for v, note in zip(per["saved_per_100"], per["note"])])
+    t = text.pivot_table(index="row", columns="dataset_label", values="cell", aggfunc="first", sort=False)
+    order = dict.fromkeys(per.sort_values("kind", kind="stable", key=lambda k: k != "judge")["row"])
+    return t.loc[list(order)].fillna("--")
+
+
+CAPTION = ("Human labels saved per 100 by each judge row and held-out annotator with {n} human-labelled "
+           "documents and the judge on the others (PPI++, median over each dataset's systems and dimensions; "
+           "* PPI++ cannot use the judge there, lambda near 0)")
 
 
 def latex(ledger: pd.DataFrame, n: int, lambda_floor: float) -> str:
-    """Labels saved per 100 per row and dataset at ``n`` (booktabs; a judge PPI++ cannot use marked)."""
-    per = summary(ledger, n, lambda_floor)
-    t = saved_table(per)
-    cap = (f"Human labels saved per 100 by each judge row and held-out annotator with {n} human-labelled "
-           "documents (PPI++, median over each dataset's systems and dimensions; * PPI++ cannot use the judge, "
-           "lambda near 0)")
+    """Labels saved per 100 per row and dataset at ``n`` (booktabs)."""
+    t = saved_table(summary(ledger, n, lambda_floor))
     body = [rf"\begin{{tabular}}{{l{'r' * max(len(t.columns), 1)}}}", r"\toprule"]
     if not len(t):
-        body += [r"No cells: no dataset has a judge row. \\"]
+        body += [r"No cells: no dataset of the run has a row with n labelled documents. \\"]
     else:
-        cannot = set(per.loc[per["note"] != "", "row"])
         body += [" & ".join(["Row", *map(escape, t.columns)]) + r" \\", r"\midrule"]
-        body += [" & ".join([escape(r) + ("*" if r in cannot else ""), *(_num(v) for v in t.loc[r])]) + r" \\"
-                 for r in t.index]
+        body += [" & ".join([escape(r), *map(minus, t.loc[r])]) + r" \\" for r in t.index]
     body += [r"\bottomrule", r"\end{tabular}"]
     return "\n".join([f"% {PACKAGES}", r"\begin{table*}[t]", r"\centering", r"\small", *fit(body),
-                      rf"\caption{{{escape(cap)}}}", r"\label{tab:savings}", r"\end{table*}"]) + "\n"
+                      rf"\caption{{{escape(CAPTION.format(n=n))}}}", r"\label{tab:savings}", r"\end{table*}"]) + "\n"
 
 
 def _table_html(per: pd.DataFrame) -> str:
     t = saved_table(per)
     if not len(t):
-        return "<p>No cells: no dataset of the run has a judge row.</p>"
-    notes = dict(zip(per["row"], per["note"]))
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in ["row", *t.columns, "note"])
-    rows = "".join("<tr><td>" + html.escape(r) + "</td>" + "".join(f"<td>{_num(v)}</td>" for v in t.loc[r])
-                   + f"<td>{html.escape(notes.get(r, ''))}</td></tr>" for r in t.index)
-    return f"<table><tr>{head}</tr>{rows}</table>"
+        return "<p>No cells: no dataset of the run has a row with this many labelled documents.</p>"
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in ["row", *t.columns])
+    rows = "".join("<tr><td>" + html.escape(r) + "</td>" + "".join(f"<td>{html.escape(v)}</td>" for v in t.loc[r])
+                   + "</tr>" for r in t.index)
+    return f"<table><tr>{head}</tr>{rows}</table><p>* {html.escape(CANNOT_USE)} on that dataset.</p>"
 
 
 def fragment(ledger: pd.DataFrame, figures: dict[str, str], n: int, lambda_floor: float, notes=()) -> str:

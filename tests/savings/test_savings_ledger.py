@@ -1,6 +1,7 @@
 """The savings ledger from prepared tables and judge tables (sumjudge/savings/: measures, ledger,
 build, summary, render): cells per protocol computed by hand, the rows the leaderboard names,
 a copy of the humans saving labels where noise saves none, and the files the rule writes."""
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -150,7 +151,7 @@ def test_the_files_read_back(built, tmp_path):
     html = html_fragment(folder, FAST)
     assert "<svg" in html and "noise" in html and CANNOT_USE in html
     tex = latex(out["ledger"], 10, 0.1)
-    assert r"noise*" in tex and r"\begin{tabular}{lr}" in tex
+    assert re.search(r"\nnoise & (\$-\$)?\d+\* \\\\\n", tex) and r"\begin{tabular}{lr}" in tex
     pd.DataFrame({"x": [1]}).to_csv(folder / "bad.csv")
     with pytest.raises(ValueError, match="not a savings ledger, it lacks column"):
         read_ledger(folder / "bad.csv")

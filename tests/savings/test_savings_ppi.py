@@ -130,3 +130,14 @@ def test_labelled_sets_draw_n_distinct_documents_reproducibly():
     a, b = labelled_sets(30, 7, 400, [1, 7]), labelled_sets(30, 7, 400, [1, 7])
     assert (a == b).all() and (a.sum(1) == 7).all() and (labelled_sets(30, 7, 400, [2, 7]) != a).any()
     assert np.abs(a.mean(0) - 7 / 30).max() < 0.08        # each document equally likely
+
+
+def test_without_ppi_py_the_stage_says_how_to_install_it(monkeypatch):
+    import sys
+
+    from sumjudge.errors import UserError
+    from sumjudge.savings import library
+
+    monkeypatch.setitem(sys.modules, "ppi_py", None)        # as if not installed
+    with pytest.raises(UserError, match=r"pip install ppi-python==0\.2\.3.*envs/savings\.yaml"):
+        library.labels_for_same_precision(Y, H, 4, 0.05)
