@@ -27,6 +27,7 @@ if workflow.output_settings.dryrun:
 
 
 include: "workflow/rules/tables.smk"
+include: "workflow/rules/savings.smk"
 
 # Rerun by content, not by file time (docs/sharing.md): every script rule gets a param
 # `code`, the sha256 of its script and of the sumjudge modules it imports; the default
@@ -51,3 +52,4 @@ rule all:
         METRIC_OUTPUTS,
         JUDGE_OUTPUTS,
         TABLE_OUTPUTS,
+        SAVINGS_OUTPUTS,

@@ -23,6 +23,8 @@ NEVER_CALLED = {
     ("rouge", "huggingface_hub"): "sumjudge.metrics.loading.resolve_model: learned metrics only",
     ("tables", "llama_cpp"): "sumjudge.judge.embedded.llama_server: the manifest reads the embedded models' "
                              "file facts only; the server is started by judge jobs (envs/judge.yaml)",
+    ("savings", "llama_cpp"): "sumjudge.judge.embedded.llama_server, reached through tables.inputs -> judge.cache: "
+                              "the savings stage reads judge tables only; the server is started by judge jobs",
 }
 
 

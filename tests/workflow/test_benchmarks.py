@@ -28,6 +28,11 @@ SMALLEST = {
                                                         r"rerun: rc=0 .* fake-server requests=0",
                                                         r"dry run: rc=0 .* nothing-to-be-done=True",
                                                         r"leaderboard rows: \d+"]),
+    "savings_ppi_check.py": (["--draws", "20"], [r"largest difference from ppi_py \(estimate, interval bounds\): \S+",
+                                                 r"vectorised: [\d.]+ s; ppi_py, one call per cell: [\d.]+ s"]),
+    "savings_summeval.py": (["--resamples", "20"], [r"2 imported judges \+ 3 held-out experts, 20 draws x n "
+                                                    r"\[10, 25, 50\]: [\d.]+ s wall, [\d.]+ s CPU \(1860 cells",
+                                                    r"largest difference from ppi_py on a first draw"]),
     "share_export.py": (["--report-mb", "1", "--files", "20"], [r"secret scan alone: [\d.]+ s",
                                                                  r"share export: [\d.]+ s wall"]),
     "weighted_scores.py": (["--judge", "qwen-0.5b", "--docs", "1", "--systems", "2", "--no-logits-all"],
@@ -48,6 +53,7 @@ def test_benchmark_prints_its_figures(script, mirror, tmp_path):
     if script == "alttest_reproduce.py":  # the alt-test repository's shape, with hand-computed numbers
         alttest_format.write(tmp_path / "alttest")
     extra = {"alttest_reproduce.py": [str(tmp_path / "alttest")], "bootstrap_schemes.py": ["--cache", str(tmp_path)], "leaderboard_build.py": ["--mirror", str(mirror)],
+             "savings_ppi_check.py": ["--mirror", str(mirror)], "savings_summeval.py": ["--mirror", str(mirror)],
              "leaderboard_slice.py": ["--workdir", str(tmp_path / "run"), "--log", str(tmp_path / "log"),
                                       "--mirror", str(mirror)]}.get(script, [])
     out = subprocess.run([sys.executable, str(REPO / "benchmarks" / script), *args, *extra], capture_output=True,

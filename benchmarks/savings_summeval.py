@@ -1,0 +1,118 @@
+"""The savings ledger on full SummEval: two imported judges and the three experts held out.
+
+Two score files are written and imported as judges (sumjudge.judge.imported, as a user's
+``judges: {<name>: {scores: <file>}}`` would be): ``near_copy``, the reference (the experts'
+mean) plus N(0, 0.25) noise, and ``noisy``, the reference plus N(0, 1.5) noise rounded to the
+1-5 scale; each expert is held out against the mean of the other two (the annotator-equivalents).
+Then :func:`sumjudge.savings.build.build` runs with config.yaml's ``savings`` settings and prints
+its time, the coverage of both intervals by dimension, every cell outside [0.93, 0.97] at n >= 25
+and why (the share of draws whose labelled human scores were all equal), and the labels saved.
+
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/savings_summeval.py --mirror ../shared/data
+
+``--resamples 20`` is its smallest run (the smoke test's), not the figure to quote.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import yaml
+
+from sumjudge.datasets import BUILTIN
+from sumjudge.judge.imported import import_scores
+from sumjudge.savings.build import build
+from sumjudge.savings.settings import SavingsSettings
+from sumjudge.savings.summary import summary
+
+SPEC = BUILTIN["summeval"]
+JUDGES = {"near_copy": (0.25, False), "noisy": (1.5, True)}
+
+
+def prepared(args) -> pd.DataFrame:
+    if args.data:
+        return pd.read_parquet(args.data)
+    from sumjudge.data.prepare import locate, prepare_dataset, source_files
+
+    opts = yaml.safe_load(Path("config.yaml").read_text())
+    return prepare_dataset("summeval", locate(source_files("summeval", opts), args.mirror), opts)
+
+
+def judge_tables(data: pd.DataFrame, root: Path, seed: int) -> list[str]:
+    """Each judge's score file, imported into results/judge/<judge>/summeval/base.parquet."""
+    rng, paths = np.random.default_rng(seed), []
+    for judge, (sd, rounded) in JUDGES.items():
+        rows = []
+        for dim in SPEC.dimensions:
+            s = data[dim].to_numpy(float) + rng.normal(0, sd, len(data))
+            s = np.clip(np.round(s) if rounded else s, 1, 5)
+            rows.append(pd.DataFrame({"doc_id": data["doc_id"], "system": data["system"], "dimension": dim,
+                                      "score": s}))
+        scores = root / f"{judge}.csv"
+        pd.concat(rows).to_csv(scores, index=False)
+        out = root / "judge" / judge / "summeval" / "base.parquet"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        import_scores(scores, SPEC, data, judge).to_parquet(out)
+        paths.append(str(out))
+    return paths
+
+
+def report(ledger: pd.DataFrame, s: SavingsSettings) -> None:
+    pd.set_option("display.width", 200)
+    pd.set_option("display.max_rows", 400)
+    at = ledger[ledger["n_labelled"] >= 25]
+    cov = at.groupby(["dimension", "estimand", "n_labelled"])[["coverage_classical", "coverage_ppi"]]
+    print("\ncoverage at n >= 25 (mean, min over rows x targets):")
+    print(pd.concat([cov.mean().add_suffix("_mean"), cov.min().add_suffix("_min")], axis=1).round(3).to_string())
+    out = at[(at[["coverage_classical", "coverage_ppi"]] < 0.93).any(axis=1)
+             | (at[["coverage_classical", "coverage_ppi"]] > 0.97).any(axis=1)]
+    print(f"\n{len(out)} of {len(at)} cells at n >= 25 have a coverage outside [0.93, 0.97]; by dimension:")
+    print(out.groupby(["dimension", "estimand"]).size().to_string())
+    sys = out[out["estimand"] == "system"].drop_duplicates(["dimension", "target", "n_labelled"])
+    cols = ["dimension", "target", "n_labelled", "truth", "sd_human", "constant_share", "coverage_classical",
+            "coverage_ppi"]
+    print("\nsystem cells outside it (first row each), with the share of draws whose labelled scores were equal:")
+    print(sys[cols].sort_values(["dimension", "coverage_classical"]).round(3).to_string(index=False))
+    print("\nlabels saved per 100 (median over systems x dimensions) and mean coverage, per row and n:")
+    for n in s.n_labelled:
+        per = summary(ledger, n, s.lambda_floor)
+        print(per[["row", "n_labelled", "saved_per_100", "saved_per_100_differences", "lambda", "width_ratio",
+                   "coverage_classical", "coverage_ppi", "note"]].round(3).to_string(index=False))
+    print(f"\nlargest difference from ppi_py on a first draw: {ledger['ppi_py_difference'].max():.2g}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--mirror", default="../shared/data", help="prepare SummEval from this data mirror")
+    ap.add_argument("--data", default=None, help="or read a prepared results/data/summeval.parquet")
+    ap.add_argument("--resamples", type=int, default=None, help="draws per n (default: config.yaml's)")
+    ap.add_argument("--seed", type=int, default=36)
+    ap.add_argument("--ledger", default=None, help="also write the ledger to this CSV")
+    args = ap.parse_args()
+    cfg = yaml.safe_load(Path("config.yaml").read_text())
+    s = SavingsSettings.from_config({"savings": {**cfg["savings"], **({"resamples": args.resamples}
+                                                                       if args.resamples else {})}})
+    data = prepared(args)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        paths = judge_tables(data, root, args.seed)
+        (root / "data").mkdir()
+        data.to_parquet(root / "data" / "summeval.parquet")
+        t0, c0 = time.perf_counter(), time.process_time()
+        out = build({"summeval": str(root / "data" / "summeval.parquet")}, paths, BUILTIN, s)
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    ledger = out["ledger"]
+    if args.ledger:
+        ledger.to_csv(args.ledger, index=False)
+    print(f"savings ledger, SummEval, 2 imported judges + 3 held-out experts, {s.resamples} draws x "
+          f"n {list(s.n_labelled)}: {wall:.1f} s wall, {cpu:.1f} s CPU ({len(ledger)} cells, {os.cpu_count()} cores)")
+    report(ledger, s)
+
+
+if __name__ == "__main__":
+    main()

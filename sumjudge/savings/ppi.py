@@ -1,0 +1,198 @@
+"""PPI++ means for many columns and many labelled subsets at once (docs/statistics.md,
+"How many human labels a judge replaces").
+
+A column is one estimand over ``D`` documents: a human value ``y`` and a judge's value
+``h`` per document (``valid``: both present). A draw labels ``n`` of the documents with
+humans and leaves the judge on the other ``N``. Per draw and column this module computes
+what ``ppi_py.ppi_mean_ci`` computes with ``lam=None`` (PPI++: Angelopoulos, Duchi and Zrnic
+2023), for all draws and columns in a few array operations instead of one library call each:
+
+- the tuned ``lam`` (ppi_py's ``_calc_lam_glm`` for a mean: the labelled covariance over
+  ``(1 + n/N)`` times the variance of ``h`` over all documents, clipped to [0, 1]);
+- the point estimate ``mean_L(y) + lam (mean_U(h) - mean_L(h))`` (``ppi_mean_pointestimate``);
+- its variance, in one of two forms:
+
+  * ``finite=False``: the library's, ``lam^2 var_U(h)/N + var_L(y - lam h)/n`` (population
+    variances), which treats both sets as draws from an infinite population;
+  * ``finite=True``: the variance of the same estimator when the ``n`` labelled documents are
+    drawn without replacement from the ``D`` at hand and the target is their full-data mean,
+    ``(1 - n/D) s^2_L(y - kappa h) / n`` with ``kappa = lam D/N``, estimated from the labelled
+    residuals with ddof 2 under the t interval (one coefficient was tuned on them; ddof 1 under
+    the normal one). With ``lam = 0`` it is the classical finite-population variance
+    ``(1 - n/D) s^2_L(y) / n`` (ddof 1);
+
+- the interval: estimate +- ``z`` (``interval="normal"``) or ``t`` (``"t"``: ``n - 2`` degrees
+  of freedom for PPI++, ``n - 1`` for the classical) times the standard error; the classical
+  interval is the same with ``lam = 0``. Where the PPI++ interval comes out wider, the draw falls
+  back to the classical one (:func:`ppi_means`).
+
+``library_half`` is always the library's normal half-width, so a draw can be checked
+against ``ppi_py`` whatever the interval chosen.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats as _st
+
+INTERVALS = ("t", "normal")
+
+
+@dataclass(frozen=True)
+class Draws:
+    """Per draw (rows) and column (columns); NaN where a column has too few documents."""
+
+    estimate: np.ndarray          # PPI++ point estimate (the classical one where the draw falls back)
+    classical: np.ndarray         # mean of the labelled human values
+    half: np.ndarray              # PPI++ half-width (the chosen interval)
+    half_classical: np.ndarray    # classical half-width (the chosen interval)
+    lam: np.ndarray               # the tuned lambda (ppi_py's)
+    fallback: np.ndarray          # 1 where the tuned lambda's variance exceeded the classical one: lambda 0 used
+    saved_width: np.ndarray       # human labels saved per 100 the widths claim (:func:`labels_saved` of their squares)
+    constant: np.ndarray          # 1 where the labelled human values are all equal (classical width 0)
+    library_estimate: np.ndarray  # the tuned lambda's estimate, before any fall-back (ppi_py's)
+    library_half: np.ndarray      # ppi_py's own (normal, infinite-population) PPI++ half-width
+    n: np.ndarray                 # labelled documents with a valid value
+    N: np.ndarray                 # unlabelled documents with a valid value
+
+
+def labelled_sets(n_docs: int, n: int, resamples: int, seed: int) -> np.ndarray:
+    """``resamples x n_docs`` booleans: each row labels ``n`` documents drawn without replacement."""
+    rng = np.random.default_rng(seed)
+    order = np.argsort(rng.random((resamples, n_docs)), axis=1)[:, :n]
+    out = np.zeros((resamples, n_docs), dtype=bool)
+    np.put_along_axis(out, order, True, axis=1)
+    return out
+
+
+_CHUNK_CELLS = 4_000_000   # draws x documents x columns evaluated at once (bounds the memory to ~200 MB)
+
+
+def _moments(labelled: np.ndarray, y: np.ndarray, h: np.ndarray, valid: np.ndarray) -> dict:
+    """Per draw and column: counts, means and (population, two-pass) variances over the labelled
+    and the unlabelled documents, as numpy computes them for one draw."""
+    step = max(1, _CHUNK_CELLS // max(1, y.size))
+    parts = [_moments_chunk(labelled[i:i + step], y, h, valid) for i in range(0, len(labelled), step)]
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+def _moments_chunk(labelled, y, h, valid) -> dict:
+    lab = labelled[:, :, None] & valid[None]
+    unl = ~labelled[:, :, None] & valid[None]
+    n, N = lab.sum(1).astype(float), unl.sum(1).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        yl, hl = np.where(lab, y, 0.0).sum(1) / n, np.where(lab, h, 0.0).sum(1) / n
+        hu = np.where(unl, h, 0.0).sum(1) / N
+        dy, dh = np.where(lab, y - yl[:, None], 0.0), np.where(lab, h - hl[:, None], 0.0)
+        du = np.where(unl, h - hu[:, None], 0.0)
+        return {"n": n, "N": N, "yl": yl, "hl": hl, "hu": hu, "var_y": (dy * dy).sum(1) / n,
+                "var_h": (dh * dh).sum(1) / n, "cov": (dy * dh).sum(1) / n, "var_hu": (du * du).sum(1) / N}
+
+
+def _quantile(interval: str, confidence: float, df: np.ndarray) -> np.ndarray | float:
+    if interval == "normal":
+        return float(_st.norm.ppf((1 + confidence) / 2))
+    if interval == "t":
+        with np.errstate(invalid="ignore"):
+            return _st.t.ppf((1 + confidence) / 2, np.where(df >= 1, df, np.nan))
+    raise ValueError(f"savings.interval must be one of {INTERVALS}, not {interval!r}")
+
+
+def labels_saved(var_ppi, var_classical, n, m, finite: bool = True) -> np.ndarray:
+    """Human labels saved per 100, ``100 (1 - n / n_eff)``, with ``n_eff`` the labelled documents
+    that alone give the PPI++ variance. Without the finite-population correction
+    ``n_eff = n var_classical / var_ppi``; with it ``1/n_eff = 1/D + (1/n - 1/D) var_ppi / var_classical``
+    (``D`` = ``m``, the documents). Both equal Broska et al.'s ``n (n+N) / (n + (1 - rho^2) N)``
+    (ppi_py's ``effective_n``) at the optimal lambda."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = np.where(var_classical > 0, var_ppi / var_classical, np.nan)
+        return 100 * (1 - n / m) * (1 - ratio) if finite else 100 * (1 - ratio)
+
+
+def effective_n(saved, n) -> np.ndarray:
+    """The labelled documents alone that equal ``n`` with the judge, from labels saved per 100."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(saved < 100, n / (1 - np.asarray(saved, float) / 100), np.inf)
+
+
+def _lambda(s: dict, h, valid) -> np.ndarray:
+    """ppi_py's tuned lambda of a mean: the labelled covariance over ``(1 + n/N)`` times the
+    variance (ddof 1) of the judge over all documents, clipped to [0, 1] (0 where undefined)."""
+    m = valid.sum(0)
+    var_all = np.array([np.var(h[valid[:, k], k], ddof=1) if m[k] > 1 else np.nan for k in range(len(m))])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lam = s["cov"] / ((1 + s["n"] / s["N"]) * var_all)
+    return np.clip(np.nan_to_num(lam, nan=0.0, posinf=0.0, neginf=0.0), 0, 1)
+
+
+def _variances(s: dict, lam, m, finite: bool, ddof: int) -> tuple[np.ndarray, ...]:
+    """(PPI++, classical, library PPI++) variances of the estimates (see the module's docstring);
+    ``ddof``: of the PPI++ residuals in the finite-population form."""
+    n, N, cov, var_y, var_h = s["n"], s["N"], s["cov"], s["var_y"], s["var_h"]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lib = lam ** 2 * s["var_hu"] / N + (var_y - 2 * lam * cov + lam ** 2 * var_h) / n
+        if finite:
+            kappa, fpc = lam * m / N, 1 - n / m
+            ppi = fpc * (var_y - 2 * kappa * cov + kappa ** 2 * var_h) / (n - ddof)
+            cl = fpc * var_y / (n - 1)
+        else:
+            ppi, cl = lib, var_y / n
+    return tuple(np.maximum(v, 0.0) for v in (ppi, cl, lib))
+
+
+def ppi_means(y, h, valid, labelled, confidence: float = 0.95, interval: str = "t",
+              finite: bool = True) -> Draws:
+    """PPI++ and classical intervals of every column's mean for every draw.
+
+    ``y``, ``h``, ``valid``: ``D x K`` (documents x columns); ``labelled``: ``R x D`` booleans
+    (:func:`labelled_sets`). A column with fewer than 2 labelled or 1 unlabelled valid
+    documents in a draw (3 for the t interval) gets NaN there. Where the PPI++ interval would be
+    wider than the classical one (a judge that hardly helps, whose fitted coefficient costs a
+    degree of freedom; labelled judge values that spread more than over all documents), the draw
+    falls back to lambda 0, the classical interval: PPI++ is never reported wider than the humans
+    alone."""
+    y, h, valid = np.asarray(y, float), np.asarray(h, float), np.asarray(valid, bool)
+    s = _moments(np.asarray(labelled, bool), y, h, valid)
+    m = valid.sum(0).astype(float)
+    lam = _lambda(s, h, valid)
+    library_estimate = s["yl"] + lam * (s["hu"] - s["hl"])
+    fitted = 2 if interval == "t" else 1          # t: one more degree of freedom for the tuned coefficient
+    v_ppi, v_cl, v_lib = _variances(s, lam, m, finite, fitted)
+    half = _quantile(interval, confidence, s["n"] - fitted) * np.sqrt(v_ppi)
+    half_cl = _quantile(interval, confidence, s["n"] - 1) * np.sqrt(v_cl)
+    fallback = half > half_cl
+    half = np.where(fallback, half_cl, half)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = np.where(half_cl > 0, (half / half_cl) ** 2, np.nan)
+    out = {"estimate": np.where(fallback, s["yl"], library_estimate), "classical": s["yl"], "half": half,
+           "half_classical": half_cl, "lam": lam, "fallback": fallback.astype(float),
+           "saved_width": labels_saved(ratio, np.ones_like(ratio), s["n"], m, finite),
+           "constant": (s["var_y"] <= 1e-20 * (1 + s["yl"] ** 2)).astype(float),
+           "library_estimate": library_estimate, "library_half": _quantile("normal", confidence, 0) * np.sqrt(v_lib)}
+    bad = (s["n"] < fitted + 1) | (s["N"] < 1)
+    return Draws(**{k: np.where(bad, np.nan, v) for k, v in out.items()}, n=s["n"], N=s["N"])
+
+
+def truth(y, valid) -> np.ndarray:
+    """Each column's full-data mean of the human values (what every interval should cover)."""
+    valid = np.asarray(valid, bool)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(valid, y, 0.0).sum(0) / valid.sum(0)
+
+
+def covered(estimate, half, target, scale: float = 1.0) -> np.ndarray:
+    """Whether each interval holds the target (a zero-width interval only when it hits it)."""
+    with np.errstate(invalid="ignore"):
+        return np.abs(estimate - target) <= half + 1e-12 * scale
+
+
+def full_correlation(y, h, valid) -> np.ndarray:
+    """Pearson correlation of human and judge values over each column's documents (ppi_py's
+    "PPI correlation"); NaN where either side is constant."""
+    valid = np.asarray(valid, bool)
+    m = valid.sum(0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        yc = np.where(valid, y - np.where(valid, y, 0.0).sum(0) / m, 0.0)
+        hc = np.where(valid, h - np.where(valid, h, 0.0).sum(0) / m, 0.0)
+        return (yc * hc).sum(0) / np.sqrt((yc * yc).sum(0) * (hc * hc).sum(0))

@@ -1,0 +1,122 @@
+"""The savings stage's figures, LaTeX table and HTML (results/savings/)."""
+from __future__ import annotations
+
+import html
+
+import pandas as pd
+
+from ..tables.latex import PACKAGES, escape, fit, minus
+from .summary import CANNOT_USE, summary
+
+HUMANS = "humans only"
+PANELS = (("system", "each system's value"), ("difference", "differences between systems"))
+
+
+def widths(ledger: pd.DataFrame, dataset: str, estimand: str) -> dict[str, pd.Series]:
+    """Mean interval width over a dataset's cells, per n: humans only (the classical interval of
+    the judge rows' cells, the annotators' where no judge), then PPI++ with each row."""
+    part = ledger[(ledger["dataset"] == dataset) & (ledger["estimand"] == estimand)]
+    if not len(part):
+        return {}
+    judges = part[part["kind"] == "judge"]
+    base = judges if len(judges) else part
+    out = {HUMANS: base.groupby("n_labelled")["width_classical"].mean()}
+    for row, g in part.groupby("row", sort=False):
+        out[row] = g.groupby("n_labelled")["width_ppi"].mean()
+    return out
+
+
+def figure(ledger: pd.DataFrame, dataset: str, label: str, path: str) -> None:
+    """Interval width against the number of human-labelled documents: humans only, humans + each
+    judge row, humans + each held-out annotator (grey), one panel per estimand."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    matplotlib.rcParams["svg.hashsalt"] = "sumjudge"
+    import matplotlib.pyplot as plt
+
+    kinds = dict(zip(ledger["row"], ledger["kind"]))
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=False)
+    for ax, (estimand, title) in zip(axes, PANELS):
+        lines = widths(ledger, dataset, estimand)
+        for name, w in lines.items():
+            style = dict(color="black", ls="--", lw=2) if name == HUMANS else \
+                dict(color="grey", ls=":") if kinds.get(name) == "annotator" else dict(marker="o")
+            ax.plot(w.index, w.to_numpy(), label=name, **style)
+        if not lines:
+            ax.text(0.5, 0.5, "no cells", ha="center", transform=ax.transAxes)
+        ax.set_xlabel("human-labelled documents (n)")
+        ax.set_ylabel("mean interval width")
+        ax.set_title(f"{label}: {title}", fontsize=9)
+    handles, labels = axes[0].get_legend_handles_labels()
+    if handles:
+        fig.legend(handles, labels, loc="lower center", ncol=min(4, len(labels)), fontsize=7)
+    fig.tight_layout(rect=(0, 0.12 if handles else 0, 1, 1))
+    fmt = str(path).rsplit(".", 1)[-1]
+    fig.savefig(path, format=fmt, metadata={"Date": None} if fmt == "svg" else None, dpi=100)
+    plt.close(fig)
+
+
+def _num(v, digits: int = 0) -> str:
+    return "--" if v is None or pd.isna(v) else f"{v:.{digits}f}"
+
+
+def saved_table(per: pd.DataFrame) -> pd.DataFrame:
+    """Rows x datasets: labels saved per 100 (median over each dataset's system cells), as text with a
+    ``*`` where PPI++ cannot use the judge; judge rows first."""
+    if not len(per):
+        return pd.DataFrame()
+    text = per.assign(cell=[_num(v) + ("*" if note else "") for v, note in zip(per["saved_per_100"], per["note"])])
+    t = text.pivot_table(index="row", columns="dataset_label", values="cell", aggfunc="first", sort=False)
+    order = dict.fromkeys(per.sort_values("kind", kind="stable", key=lambda k: k != "judge")["row"])
+    return t.loc[list(order)].fillna("--")
+
+
+CAPTION = ("Human labels saved per 100 by each judge row and held-out annotator with {n} human-labelled "
+           "documents and the judge on the others (PPI++, median over each dataset's systems and dimensions; "
+           "* PPI++ cannot use the judge there, lambda near 0)")
+
+
+def latex(ledger: pd.DataFrame, n: int, lambda_floor: float) -> str:
+    """Labels saved per 100 per row and dataset at ``n`` (booktabs)."""
+    t = saved_table(summary(ledger, n, lambda_floor))
+    body = [rf"\begin{{tabular}}{{l{'r' * max(len(t.columns), 1)}}}", r"\toprule"]
+    if not len(t):
+        body += [r"No cells: no dataset of the run has a row with n labelled documents. \\"]
+    else:
+        body += [" & ".join(["Row", *map(escape, t.columns)]) + r" \\", r"\midrule"]
+        body += [" & ".join([escape(r), *map(minus, t.loc[r])]) + r" \\" for r in t.index]
+    body += [r"\bottomrule", r"\end{tabular}"]
+    return "\n".join([f"% {PACKAGES}", r"\begin{table*}[t]", r"\centering", r"\small", *fit(body),
+                      rf"\caption{{{escape(CAPTION.format(n=n))}}}", r"\label{tab:savings}", r"\end{table*}"]) + "\n"
+
+
+def _table_html(per: pd.DataFrame) -> str:
+    t = saved_table(per)
+    if not len(t):
+        return "<p>No cells: no dataset of the run has a row with this many labelled documents.</p>"
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in ["row", *t.columns])
+    rows = "".join("<tr><td>" + html.escape(r) + "</td>" + "".join(f"<td>{html.escape(v)}</td>" for v in t.loc[r])
+                   + "</tr>" for r in t.index)
+    return f"<table><tr>{head}</tr>{rows}</table><p>* {html.escape(CANNOT_USE)} on that dataset.</p>"
+
+
+def fragment(ledger: pd.DataFrame, figures: dict[str, str], n: int, lambda_floor: float, notes=()) -> str:
+    """An HTML fragment: the table of labels saved per row and dataset at ``n``, then each dataset's
+    figure (``figures``: dataset label -> inline SVG text) and the stage's notes."""
+    per = summary(ledger, n, lambda_floor)
+    figs = "".join(f"<h3>{html.escape(label)}</h3>{svg[svg.find('<svg'):]}" for label, svg in figures.items())
+    listed = "".join(f"<li>{html.escape(x)}</li>" for x in notes)
+    return (f'<section class="savings"><h2>How many human labels a judge replaces</h2>'
+            f"<p>Human labels saved per 100 with {n} human-labelled documents and the judge on the others "
+            "(PPI++; the median over each dataset's systems and dimensions; a held-out annotator is the "
+            "reference point). Definitions: docs/statistics.md.</p>"
+            f"{_table_html(per)}{figs}{'<ul>' + listed + '</ul>' if listed else ''}</section>")
+
+
+def page(fragment_html: str) -> str:
+    return ("<!DOCTYPE html><html><head><meta charset='utf-8'><title>sumjudge: human labels saved</title>"
+            "<style>body{font-family:sans-serif;margin:2em} table{border-collapse:collapse} "
+            "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right} td:first-child{text-align:left}"
+            f"</style></head><body>{fragment_html}</body></html>\n")
+

@@ -1,0 +1,69 @@
+"""Rule `savings` through Snakemake: SummEval's first 12 documents, two judges imported from score
+files (a near-copy of the reference and a noisy one; no request sent) and the three experts held
+out give the ledger, the summary, the LaTeX table, the figures and the page; a changed savings
+setting reruns the savings job alone."""
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from support import harness
+
+DOCS = 12
+
+
+def _scores(tmp_path, mirror) -> dict:
+    from sumjudge.data.prepare import locate, prepare_dataset, source_files
+
+    opts = {**harness.default_options(), "subset": {"summeval": {"docs": DOCS}}}
+    data = prepare_dataset("summeval", locate(source_files("summeval", opts), mirror), opts)
+    rng, out = np.random.default_rng(0), {}
+    for judge, sd in (("copy", 0.2), ("noisy", 1.5)):
+        rows = [pd.DataFrame({"doc_id": data["doc_id"], "system": data["system"], "dimension": d,
+                              "score": np.clip(np.round(data[d] + rng.normal(0, sd, len(data)), 2), 1, 5)})
+                for d in ("consistency", "relevance", "fluency", "coherence")]
+        path = tmp_path / f"{judge}.csv"
+        pd.concat(rows).to_csv(path, index=False)
+        out[judge] = {"scores": {"summeval": str(path)}}
+    return out
+
+
+@pytest.mark.slow
+def test_the_savings_stage_through_the_workflow(tmp_path, mirror):
+    cfg = {"mirror": str(mirror), "datasets": ["summeval"], "subset": {"summeval": {"docs": DOCS}},
+           "metrics": {"run": []}, "rouge": {"datasets": []}, "judges": _scores(tmp_path, mirror),
+           "judge": {"run": ["copy", "noisy"], "datasets": ["summeval"], "summeval_variants": ["base"]},
+           "savings": {"n_labelled": [4, 8], "resamples": 50, "summary_n": 4}}
+    harness.write_config(tmp_path / "savings.yaml", cfg)
+    files = [harness.CONFIG, tmp_path / "savings.yaml"]
+    res = harness.snakemake(tmp_path, "--cores", "2", "results/savings/savings.html", configfiles=files,
+                            timeout=1200, env=harness.workflow_env(), cwd=tmp_path)
+    assert res.returncode == 0, res.stderr[-3000:]
+    out = tmp_path / "results" / "savings"
+    led = pd.read_csv(out / "ledger.csv")
+    rows = {"copy", "noisy", *(f"SummEval annotator expert{k} (LOO)" for k in range(3))}
+    assert set(led["row"]) == rows
+    assert len(led) == len(rows) * 4 * 2 * (16 + 15)          # dimensions x n x (systems + adjacent pairs)
+    assert led["ppi_py_difference"].max() < 1e-9 and (led["resamples"] == 50).all()
+    at = led[led["n_labelled"] == 4].groupby("row")["saved_per_100"].median()
+    assert at["copy"] > at["noisy"]
+    per = pd.read_csv(out / "summary.csv")
+    assert set(per["row"]) == rows and (per["n_labelled"] == 4).all()
+    assert "copy" in (out / "savings.tex").read_text() and "<svg" in (out / "savings.html").read_text()
+    assert (out / "summeval.svg").stat().st_size > 0 and (out / "summeval.png").stat().st_size > 0
+    usage = yaml.safe_load((tmp_path / "results/judge/copy/summeval/base.usage.json").read_text())
+    assert usage["requests_sent"] == 0
+
+    def dry_run(extra: dict) -> str:
+        harness.write_config(tmp_path / "extra.yaml", extra)
+        r = harness.snakemake(tmp_path, "-n", "--cores", "1", "results/savings/savings.html",
+                              configfiles=[*files, tmp_path / "extra.yaml"], timeout=600,
+                              env=harness.workflow_env(), cwd=tmp_path)
+        assert r.returncode == 0, r.stderr[-3000:]
+        return r.stdout + r.stderr
+
+    assert "Nothing to be done" in dry_run({})
+    changed = dry_run({"savings": {"resamples": 60}})
+    assert set(re.findall(r"^rule (\w+):", changed, re.M)) == {"savings"}, changed[-3000:]

@@ -1,0 +1,44 @@
+# Stage 5: how many human labels a judge replaces (issue 36; docs/statistics.md, "How many human
+# labels a judge replaces"). Built whenever judge.run names a judge, from the prepared tables and
+# the judge tables the leaderboard reads: every judge row and every held-out annotator, PPI++ with
+# n human-labelled documents and the judge on the others.
+
+from sumjudge.savings.settings import SavingsSettings
+
+SAVINGS_DIR = f"{RESULTS}/savings"
+_SV_DATASETS = ALL_DATASETS
+SAVINGS_SETTINGS = SavingsSettings.from_config(config)
+SAVINGS_FIGURES = {ext: [f"{SAVINGS_DIR}/{d}.{ext}" for d in _SV_DATASETS] for ext in ("svg", "png")}
+SAVINGS_OUTPUTS = [f"{SAVINGS_DIR}/{f}" for f in ("ledger.csv", "summary.csv", "savings.tex", "savings.html")] \
+    + SAVINGS_FIGURES["svg"] + SAVINGS_FIGURES["png"] if JUDGE_RUN else []
+
+
+rule savings:
+    """Per dataset, judge row and held-out annotator: PPI++ and classical interval widths, labels
+    saved per 100, the tuned lambda and the coverage of both intervals over draws of the labelled
+    documents (docs/statistics.md, "How many human labels a judge replaces")."""
+    input:
+        data=[dataset_table(d) for d in _SV_DATASETS],
+        judges=judge_files(JUDGE_OUTPUTS, _SV_DATASETS, question_variants(_SV_DATASETS, DATASET_SPECS)),
+    output:
+        ledger=report(f"{SAVINGS_DIR}/ledger.csv", caption="../report/savings.rst", category="Savings",
+                      labels={"what": "ledger", "format": "CSV"}),
+        summary=f"{SAVINGS_DIR}/summary.csv",
+        tex=f"{SAVINGS_DIR}/savings.tex",
+        html=report(f"{SAVINGS_DIR}/savings.html", caption="../report/savings.rst", category="Savings",
+                    labels={"what": "labels saved", "format": "HTML"}),
+        svgs=SAVINGS_FIGURES["svg"],
+        pngs=SAVINGS_FIGURES["png"],
+    log:
+        "logs/savings/savings.log",
+    params:
+        datasets=_SV_DATASETS,
+        specs={d: DATASET_SPECS[d] for d in _SV_DATASETS},
+        # plain values, which Snakemake compares: a changed setting rebuilds the ledger
+        settings=SAVINGS_SETTINGS.as_dict(),
+        pairwise_labels=TABLE_SETTINGS["pairwise_labels"],
+        repeats=TABLE_SETTINGS["repeats"],
+    conda:
+        "../../envs/savings.yaml"
+    script:
+        "../../scripts/savings.py"
