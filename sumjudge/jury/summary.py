@@ -52,6 +52,12 @@ def likert_answers(run: JudgeRun, dim: str, units: pd.Series) -> pd.Series:
     return pd.Series(aggregate_samples(m, "mean"), index=units.to_numpy())
 
 
+def answer_matrix(run: JudgeRun, dim: str, human: pd.DataFrame, docs, systems) -> np.ndarray:
+    """The run's one score per unit (:func:`likert_answers`) as the documents x systems matrix of ``human``."""
+    answers = likert_answers(run, dim, human["unit_id"].astype(str))
+    return likert_matrix(human[["doc_id", "system"]].assign(s=answers.to_numpy()), "s", docs, systems)
+
+
 def likert_cells(spec, human: pd.DataFrame, runs: Mapping[str, JudgeRun], jury: str, settings) -> list[dict]:
     """The rows of one Likert dataset (``runs``: the jury's and each member's base-prompt run)."""
     human = human.assign(unit_id=human["unit_id"].astype(str))
@@ -61,8 +67,7 @@ def likert_cells(spec, human: pd.DataFrame, runs: Mapping[str, JudgeRun], jury: 
     cells = []
     for dim in spec.dimensions:
         y = likert_matrix(human, dim, docs, systems)
-        x = {j: likert_matrix(human[["doc_id", "system"]].assign(s=likert_answers(r, dim, human["unit_id"]).to_numpy()),
-                              "s", docs, systems) for j, r in runs.items()}
+        x = {j: answer_matrix(r, dim, human, docs, systems) for j, r in runs.items()}
         value = {j: levels_stack(x[j], y, settings.method, settings.undefined) for j in runs}
         boots = {}
         for lv in LEVELS:
@@ -79,15 +84,30 @@ def likert_cells(spec, human: pd.DataFrame, runs: Mapping[str, JudgeRun], jury: 
     return cells
 
 
-def label_correctness(run: JudgeRun, dec: pd.DataFrame, spec, settings) -> np.ndarray:
-    """Per decision: whether the run's answer (its samples' majority) is right, as the tables score it."""
+def label_answers(run: JudgeRun, dec: pd.DataFrame, spec) -> np.ndarray:
+    """Per decision of ``dec`` (:func:`sumjudge.tables.accuracy.decisions`): the run's answer, the
+    majority of its samples (NaN: none valid)."""
     col = spec.label_columns[0]
     preds = np.stack([aligned_predictions(run.by_sample(s)[col], dec, spec, run.path) for s in run.samples], axis=1)
-    pred = aggregate_samples(preds, "mode")
+    return aggregate_samples(preds, "mode")
+
+
+def label_correctness(run: JudgeRun, dec: pd.DataFrame, spec, settings) -> np.ndarray:
+    """Per decision: whether the run's answer (its samples' majority) is right, as the tables score it."""
+    pred = label_answers(run, dec, spec)
     gold = dec["gold"].to_numpy(float)
     c = correctness(pred, gold, settings.invalid)
     return c if spec.proto.tie_answer is None else score_ties(c, pred, gold, spec.proto.tie_answer,
                                                              settings.pairwise_ties)
+
+
+def scored_decisions(human: pd.DataFrame, spec, gold: str, settings) -> pd.DataFrame:
+    """The decisions of one accuracy question as the tables score them (``tables.pairwise_labels``;
+    ``tables.pairwise_ties: decided`` leaves the human ties out)."""
+    dec = decisions(human, spec, gold, settings.pairwise_labels)
+    if spec.proto.tie_answer is not None and settings.pairwise_ties == "decided":
+        dec = dec[dec["gold"] != spec.proto.tie_answer].reset_index(drop=True)
+    return dec
 
 
 def accuracy_cells(spec, human: pd.DataFrame, runs_by_variant: Mapping[str, Mapping[str, JudgeRun]], jury: str,
@@ -99,9 +119,7 @@ def accuracy_cells(spec, human: pd.DataFrame, runs_by_variant: Mapping[str, Mapp
         runs = runs_by_variant.get(variant)
         if not runs:
             continue
-        dec = decisions(human, spec, gold, settings.pairwise_labels)
-        if spec.proto.tie_answer is not None and settings.pairwise_ties == "decided":
-            dec = dec[dec["gold"] != spec.proto.tie_answer].reset_index(drop=True)
+        dec = scored_decisions(human, spec, gold, settings)
         codes, k = cluster_codes(dec["cluster"])
         plan = ClusterBootstrap.draw(k, settings.bootstrap_resamples, settings.seed)
         correct = {j: label_correctness(r, dec, spec, settings) for j, r in runs.items()}
