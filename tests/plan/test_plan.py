@@ -68,6 +68,17 @@ def test_tokens_and_dollars_are_the_estimates(workdir):
     assert set(prompts["tokens_counted_by"]) == {ESTIMATED} and (prompts["requests"] == 40).all()
 
 
+def test_the_estimate_prices_a_jurys_members_not_the_jury(workdir):
+    tmp_path, config = workdir
+    config["judges"]["panel"] = {"jury": ["priced", "other"]}
+    specs = judge_specs(config)
+    est = estimate({"summeval": human()}, specs, {"summeval": ["base"]}, config["judge"]["cache_dir"],
+                   config["judge"]["prompt_dir"])
+    assert est["judge"].tolist() == ["priced", "other"]
+    with pytest.raises(PlanError, match="sends no request"):
+        make_plan(config, PlanRequest("panel", ("summeval",), str(tmp_path / "results")))
+
+
 def test_labels_from_a_pilot_equal_ppi_pythons_power_analysis(workdir):
     tmp_path, config = workdir
     h = human()
