@@ -15,7 +15,7 @@ from sumjudge.datasets import get
 from sumjudge.tables.settings import TableSettings
 
 DIMS = ["consistency", "relevance", "fluency", "coherence"]
-SETTINGS = TableSettings(bootstrap_resamples=200, seed=5)
+SETTINGS = TableSettings(bootstrap_resamples=100, seed=5)
 
 
 def human_table(n_docs=12, n_sys=8, seed=0):
