@@ -29,7 +29,8 @@ import pandas as pd
 
 from ..stats.accuracy import correctness, score_ties
 from ..stats.bootstrap import BootBoth, ClusterBootstrap, boot_both_levels, cluster_codes, percentile_interval
-from ..stats.matrix import LEVELS, levels_stack, likert_matrix
+from ..stats.correlation import correlation_levels
+from ..stats.matrix import LEVELS, likert_matrix
 from ..stats.repeats import aggregate_samples
 from ..tables.accuracy import LEVEL as ACCURACY_LEVEL, aligned_predictions, decisions
 from ..tables.inputs import JudgeRun
@@ -58,6 +59,15 @@ def answer_matrix(run: JudgeRun, dim: str, human: pd.DataFrame, docs, systems) -
     return likert_matrix(human[["doc_id", "system"]].assign(s=answers.to_numpy()), "s", docs, systems)
 
 
+def level_values(run: JudgeRun, dim: str, human: pd.DataFrame, settings) -> dict[str, float]:
+    """The run's value at each level, computed as Tables 1 and 2 compute a cell's value (pandas
+    groupby and scipy: a tie between system means is a tie in the same floating point)."""
+    scores = likert_answers(run, dim, human["unit_id"]).to_numpy()
+    frame = human[["doc_id", "system", dim]].assign(_score=scores)
+    res = correlation_levels(frame, "_score", dim, method=settings.method, undefined=settings.undefined)
+    return {lv: res[lv].value for lv in LEVELS}
+
+
 def likert_cells(spec, human: pd.DataFrame, runs: Mapping[str, JudgeRun], jury: str, settings) -> list[dict]:
     """The rows of one Likert dataset (``runs``: the jury's and each member's base-prompt run)."""
     human = human.assign(unit_id=human["unit_id"].astype(str))
@@ -68,7 +78,7 @@ def likert_cells(spec, human: pd.DataFrame, runs: Mapping[str, JudgeRun], jury: 
     for dim in spec.dimensions:
         y = likert_matrix(human, dim, docs, systems)
         x = {j: answer_matrix(r, dim, human, docs, systems) for j, r in runs.items()}
-        value = {j: levels_stack(x[j], y, settings.method, settings.undefined) for j in runs}
+        value = {j: level_values(r, dim, human, settings) for j, r in runs.items()}
         boots = {}
         for lv in LEVELS:
             best = _best({m: float(value[m][lv]) for m in members})

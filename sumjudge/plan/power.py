@@ -19,9 +19,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..jury.summary import answer_matrix, label_correctness, scored_decisions
+from ..jury.summary import answer_matrix, label_correctness, level_values, scored_decisions
 from ..stats.bootstrap import BootBoth, ClusterBootstrap, boot_both_levels, cluster_codes
-from ..stats.matrix import LEVELS, levels_stack, likert_matrix
+from ..stats.matrix import LEVELS, likert_matrix
 
 
 def documents_needed(n_docs: int, se: float, delta: float, power: float = 0.8, alpha: float = 0.05) -> float:
@@ -52,7 +52,7 @@ def separate(run_a, run_b, human: pd.DataFrame, spec, settings, delta: float | N
         for dim in spec.dimensions:
             y = likert_matrix(human, dim, docs, systems)
             xa, xb = (answer_matrix(r, dim, human, docs, systems) for r in (run_a, run_b))
-            va, vb = (levels_stack(x, y, settings.method, settings.undefined) for x in (xa, xb))
+            va, vb = (level_values(r, dim, human, settings) for r in (run_a, run_b))
             ba, bb = (boot_both_levels(x, y, plan, settings.method, settings.undefined) for x in (xa, xb))
             rows += [_row(dim, lv, float(va[lv]), float(vb[lv]), ba[lv] - bb[lv], len(docs), delta, power, alpha)
                      for lv in LEVELS]

@@ -106,3 +106,18 @@ def test_accuracy_rows_of_a_pairwise_dataset(tmp_path):
     assert row["best_member"] == "a" and row["bootstrap"] == "clusters (post_id)"
     assert row["ci_low"] <= row["value"] - row["best_member_value"] <= row["ci_high"]
     assert 2.0 < row["n_eff"] <= 3.6  # independent flips: errors nearly uncorrelated
+
+
+def test_table1_takes_the_jury_as_a_judge_with_jury_csvs_values(tmp_path):
+    from sumjudge.tables import build
+
+    human = human_table(seed=6)
+    members = {"p": member(human, 0.8, 1), "q": member(human, 1.2, 2), "r": member(human, 1.6, 3)}
+    specs, data, judges = setup(tmp_path, human, members)
+    out = summarise(specs["jury"], specs, [data], judges, SETTINGS)
+    t1 = build.correlation_table("table1", data, [], judges, TableSettings(bootstrap_resamples=50,
+                                                                             permutation_resamples=50))
+    cells = t1[t1["row"] == "jury"].set_index(["dimension", "level"])["value"]
+    assert len(cells) == 12
+    mine = out.set_index(["dimension", "level"])["value"]
+    pd.testing.assert_series_equal(cells.sort_index(), mine.sort_index(), check_names=False)
