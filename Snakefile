@@ -17,6 +17,7 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/metrics.smk"
 include: "workflow/rules/judge.smk"
+include: "workflow/rules/jury.smk"
 
 # The preflight of a dry run (workflow/rules/common.smk, docs/metrics.md "Before any job"):
 # Snakemake runs no hook on `snakemake -n`, so it runs here, once every rule that has a need
@@ -51,5 +52,6 @@ rule all:
         DATA_OUTPUTS,
         METRIC_OUTPUTS,
         JUDGE_OUTPUTS,
+        JURY_OUTPUTS,
         TABLE_OUTPUTS,
         SAVINGS_OUTPUTS,

@@ -69,6 +69,8 @@ def estimate(tables: dict[str, pd.DataFrame], specs: dict[str, JudgeSettings | d
     ds_specs = {dataset: _ds.get(dataset) for dataset in tables}  # looked up once (built-in names)
     for name, spec in specs.items():
         spec = JudgeSettings.of(spec)  # a rule's params: the settings dict
+        if spec.jury:  # a jury sends nothing: its members are priced (sumjudge.jury)
+            continue
         cap = spec.completion_cap
         cap = UNCAPPED_OUTPUT_TOKENS if cap is None else cap
         for dataset, df in tables.items():

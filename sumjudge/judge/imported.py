@@ -121,6 +121,8 @@ def import_scores(path: str | Path, dataset, data: pd.DataFrame, judge: str = "i
     table["judge"] = judge
     table["model"] = f"scores:{Path(path).name}"
     table["cost_usd"] = 0.0
+    table["score_mode"] = np.where(table["status"] == "ok", "imported", None)  # made by the other tool
+    table["score_fallback"] = None
     return table.sort_values(["sample", "unit_id"]).reset_index(drop=True)
 
 

@@ -273,6 +273,12 @@ def token_offsets(reply: str, logprobs: list[dict]) -> list[int]:
     return starts
 
 
+def weighted_scale(scale: Sequence[float] | None) -> bool:
+    """Whether a Likert scale's scores can be weighted: each a single digit (1-5 yes, 0-100 no)."""
+    low, high = scale or (1, 5)
+    return 0 <= low <= high <= 9
+
+
 def weighted_likert(reply: str, spans: dict[str, tuple[int, int]], logprobs: list[dict] | None,
                     low: int = 1, high: int = 5) -> dict[str, float]:
     """G-Eval's probability-weighted score per dimension, where the server gave
@@ -289,7 +295,7 @@ def weighted_likert(reply: str, spans: dict[str, tuple[int, int]], logprobs: lis
     the score's token cannot be found, no score is listed, or the scale has scores of
     more than one digit (a "10" is two tokens for many tokenizers)."""
     out = {d: math.nan for d in spans}
-    if not logprobs or not (0 <= low <= high <= 9):
+    if not logprobs or not weighted_scale((low, high)):
         return out
     starts = token_offsets(reply, logprobs)
     digits = {str(k): k for k in range(low, high + 1)}

@@ -26,6 +26,7 @@ from .offline import with_context
 from .transport import Request, Result, Stats, Transport, estimate_tokens
 from .prompts import Template, check_template, load_template, prompt_hash, unit_fields
 from .spec import UNCAPPED_OUTPUT_TOKENS, JudgeSettings, usage_tokens
+from .score_mode import apply_modes, asked_mode, fallback_reason, mode_counts
 from .targets import swap_pairs
 
 log = logging.getLogger(__name__)
@@ -207,7 +208,7 @@ def judge_dataset(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", variant: s
     finally:
         bar.close(layer.stats if "layer" in locals() else Stats())
     labels = label_entries(job.planned, results, cache)
-    table = build_table(df, job.dataset, job.planned, results, spec, labels)
+    table = apply_modes(build_table(df, job.dataset, job.planned, results, spec, labels), spec, job.dataset, label)
     usage = usage_summary(table, layer.stats, spec, job.dataset.name, variant, job.template, time.monotonic() - t0)
     if usage["mixed_snapshots"]:
         log.warning("%s: the replies come from %d model snapshots (model id / system fingerprint): %s",
@@ -290,6 +291,7 @@ def build_table(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", planned: lis
     ds = _ds.get(dataset)
     proto, dims, labels = ds.proto, ds.dimensions, ds.label_columns
     label_entries = label_entries or {}
+    mode = asked_mode(spec, ds)
     rows = []
     for p, res in sorted(zip(planned, results), key=lambda pr: (pr[0].row, pr[0].sample)):
         unit = records[p.row]
@@ -323,6 +325,7 @@ def build_table(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", planned: lis
                         "via": entry.get("via") or "live", "service_tier": entry.get("service_tier"),
                         "batch_id": entry.get("batch_id")})
             row.update(extra_columns(proto, reply, parsed, entry, logprobs_entry, unit, dims, ds))
+        row["score_fallback"] = fallback_reason(row, logprobs_entry, dims, mode)  # apply_modes: the mode
         row.update({"cached": res.cached, "attempts": res.attempts, "prompt_hash": p.prompt_hash,
                     "request_key": p.label_key or p.request.key,
                     "logprobs_key": p.request.key if p.label_key else None, "judge": spec.name,
@@ -396,6 +399,7 @@ def usage_summary(table: pd.DataFrame, stats: Stats, spec: JudgeSettings, datase
         "invalid_reasons": {k: int(v) for k, v in reasons.items()},
         "api_errors": {k: int(v) for k, v in errors.items()},
         "error_attempts": dict(stats.errors),
+        "score_modes": mode_counts(table),  # rows per score mode, and fallbacks (sumjudge.judge.score_mode)
         "wall_s": round(wall_s, 2),
     }
 

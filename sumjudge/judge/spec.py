@@ -26,6 +26,7 @@ from .errors import JudgeConfigError  # noqa: F401  (raised here; importers name
 
 MODES = ("live", "batch")
 FALLBACKS = ("resubmit", "live")
+JURY_AGGREGATES = ("mean", "median", "majority")  # docs/judge.md, "Juries"
 
 # top_logprobs of an embedded judge that does not set the key (null: none, the integer
 # scores only). Cheap there (sumjudge.judge.llama_server): the weighted score by default.
@@ -150,6 +151,11 @@ class JudgeSettings:
     # optional keys, kept in the settings dict only when set (absent ones leave existing judge params unchanged):
     price_per_hour: float | None = _setting(optional=True)  # USD per hour of a local judge's machine (leaderboard)
     scores: Any = _setting(optional=True)     # another tool's scores (sumjudge.judge.imported): no request is sent
+    # true: a row whose score cannot be made the way asked (a weighted Likert score without logprobs) falls
+    # back to the top-token score, named on the row (score_fallback); false (unset): an error (docs/judge.md)
+    allow_score_fallback: bool = _setting(False, optional=True)
+    jury: list[str] | None = _setting(optional=True)  # member judges: a jury judges from their tables (sumjudge.judge.jury)
+    aggregate: str | None = _setting(optional=True)   # a jury's aggregate: mean | median | majority (JURY_AGGREGATES)
     # the settings dict this was built from: what to_dict gives back
     source: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -333,6 +339,8 @@ def _filled(name: str, settings: Mapping[str, Any] | None) -> dict[str, Any]:
                                f"allowed: {', '.join(sorted(spec))}")
     spec.update(copy.deepcopy(dict(settings or {})))
     spec["name"] = name
+    if spec.get("jury") is not None or spec.get("aggregate") is not None:
+        _check_jury(name, spec)
     if not spec["model"] and spec.get("scores"):
         spec["model"] = "imported-scores"
     if not spec["model"]:
@@ -347,9 +355,9 @@ def _filled(name: str, settings: Mapping[str, Any] | None) -> dict[str, Any]:
         spec["server"] = _with_defaults(f"judges.{name}.server", EMBEDDED_SERVER_DEFAULTS, spec["server"])
         if "top_logprobs" not in (settings or {}):
             spec["top_logprobs"] = EMBEDDED_TOP_LOGPROBS
-    elif not spec["base_url"] and not spec.get("scores"):
+    elif not spec["base_url"] and not spec.get("scores") and not spec.get("jury"):
         raise JudgeConfigError(f"config key judges.{name}: set base_url (an OpenAI-compatible API), embedded, "
-                               "or scores (another tool's scores)")
+                               "scores (another tool's scores) or jury (member judges)")
     elif spec["server"]:
         raise JudgeConfigError(f"config key judges.{name}.server: only for embedded judges")
     if spec["max_tokens"] is not None and spec["max_completion_tokens"] is not None:
@@ -379,13 +387,49 @@ def _filled(name: str, settings: Mapping[str, Any] | None) -> dict[str, Any]:
     return spec
 
 
+def _check_jury(name: str, spec: dict[str, Any]) -> None:
+    """A jury's own keys (its members are checked against the other judges by :func:`judge_specs`):
+    at least two distinct member names, an aggregate of :data:`JURY_AGGREGATES` (default mean),
+    and nothing that would send a request or import scores."""
+    members = spec.get("jury")
+    if not isinstance(members, list) or len(members) < 2 or len(set(map(str, members))) != len(members):
+        raise JudgeConfigError(f"config key judges.{name}.jury: a list of at least two different judge names, "
+                               f"e.g. jury: [judge-a, judge-b, judge-c]; got {members!r}")
+    if name in members:
+        raise JudgeConfigError(f"config key judges.{name}.jury: a jury cannot be its own member")
+    spec.setdefault("aggregate", None)
+    spec["aggregate"] = spec["aggregate"] or "mean"
+    if spec["aggregate"] not in JURY_AGGREGATES:
+        raise JudgeConfigError(f"config key judges.{name}.aggregate: {spec['aggregate']!r}; allowed values: "
+                               f"{', '.join(JURY_AGGREGATES)}")
+    clash = [k for k in ("base_url", "embedded", "scores") if spec.get(k)]
+    if clash:
+        raise JudgeConfigError(f"config key judges.{name}: a jury judges from its members' tables; remove "
+                               f"{', '.join(f'judges.{name}.{k}' for k in clash)}")
+    spec["model"] = spec["model"] or "jury:" + "+".join(members)
+
+
+def check_juries(specs: Mapping[str, JudgeSettings]) -> None:
+    """Every jury's members are judges of the config that are not juries themselves."""
+    for name, spec in specs.items():
+        for member in spec.jury or ():
+            if member not in specs:
+                raise JudgeConfigError(f"config key judges.{name}.jury: {member!r} is not under 'judges'; "
+                                       f"defined: {', '.join(sorted(specs))}")
+            if specs[member].jury:
+                raise JudgeConfigError(f"config key judges.{name}.jury: {member!r} is a jury itself; list its "
+                                       f"members instead")
+
+
 def judge_spec(name: str, settings: Mapping[str, Any] | None) -> JudgeSettings:
     """Settings of judge ``name`` (config ``judges.<name>``), validated, defaults filled in."""
     return JudgeSettings.from_config(name, settings)
 
 
 def judge_specs(config: dict[str, Any]) -> dict[str, JudgeSettings]:
-    return {name: judge_spec(name, s) for name, s in (config.get("judges") or {}).items()}
+    specs = {name: judge_spec(name, s) for name, s in (config.get("judges") or {}).items()}
+    check_juries(specs)
+    return specs
 
 
 def resource_name(judge: str | JudgeSettings) -> str:

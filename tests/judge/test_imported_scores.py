@@ -37,6 +37,7 @@ def test_imported_scores_give_the_judge_runs_table1_cells(tmp_path):
     scores = tmp_path / "scores.csv"
     long.to_csv(scores, index=False)
     imp = import_scores(scores, get("summeval"), human, judge="imp")
+    assert (imp["score_mode"] == "imported").all() and imp["score_fallback"].isna().all()
     imp_path = tmp_path / "judge" / "imp" / "summeval" / "base.parquet"
     imp_path.parent.mkdir(parents=True)
     imp.to_parquet(imp_path)

@@ -111,8 +111,8 @@ rule judge:
     threads: lambda wc: _jt.threads(JUDGES[wc.judge])
     resources:  # a batch judge's job only waits: its judge_batch_submit job claimed the resource to submit
         **judge_job_resources(JUDGES, JUDGE_RESOURCES, waits=True),
-    wildcard_constraints:
-        judge="|".join(_re.escape(j) for j in JUDGES) or "(?!)",
+    wildcard_constraints:  # a jury sends nothing: rule jury (workflow/rules/jury.smk) makes its tables
+        judge="|".join(_re.escape(j) for j in JUDGES if not JUDGES[j].jury) or "(?!)",
         **JUDGE_JOB_WILDCARDS,
     conda:
         "../../envs/judge.yaml"
@@ -145,11 +145,12 @@ rule judge_cost_estimate:
 # judges: {<name>: {scores: <file>}}: another tool's scores become that judge's tables with
 # no request (sumjudge/judge/imported.py, docs/judge.md "Scores from another tool").
 from sumjudge.judge import imported as _imp
+from sumjudge.jury import targets as _jury_t
 from sumjudge.judge.imported import ScoresError as _ScoresError
 
 try:
-    SCORE_FILES = {j: _imp.score_files(JUDGES[j].scores, JUDGE_DATASETS) for j in JUDGE_RUN
-                   if JUDGES[j].scores}
+    SCORE_FILES = {j: _imp.score_files(JUDGES[j].scores, JUDGE_DATASETS) for j in _jury_t.with_members(JUDGE_RUN, JUDGES)
+                   if JUDGES[j].scores}  # judge.run's, and its juries' members' (workflow/rules/jury.smk)
 except _ScoresError as err:
     raise WorkflowError(str(err)) from None
 

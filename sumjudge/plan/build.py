@@ -1,0 +1,208 @@
+"""The plan of one judge on some datasets, before anything is sent (``python -m sumjudge plan``;
+docs/judge.md, "A plan before paying"). Sends no request: it reads the config, the prepared dataset
+tables (results/data), the prompt files, the response cache (cached replies are free) and, where
+they exist, the judge's own tables and the savings stage's ledger.
+
+:func:`make_plan` returns four frames: ``prompts`` (requests and prompt tokens per dataset and prompt
+variant, and the tokens the judge's server reported on units already judged), ``cost`` (USD live, with
+the Batch API and with cached prefixes: :func:`sumjudge.judge.estimate.estimate`'s own figures),
+``labels`` (human labels for the target interval, without and with the judge) and ``power`` (documents
+to separate the judge from another, with ``compare``).
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .. import datasets as _ds
+from ..errors import UserError
+from ..judge.cache import ResponseCache
+from ..judge.estimate import estimate
+from ..judge.prompts import load_template
+from ..judge.run import plan_requests
+from ..judge.spec import JudgeConfigError, JudgeSettings, judge_specs
+from ..judge.targets import prompt_path, variants as judged_variants
+from ..tables.errors import TablesInputError
+from ..tables.inputs import load_judge_run
+from ..tables.settings import TableSettings
+from .labels import PAPER_LABEL_USD, labels_needed, savings_pilot, table_pilot
+from .power import separate
+from .tokens import counter
+
+log = logging.getLogger(__name__)
+
+
+class PlanError(UserError, ValueError):
+    """The plan cannot be made as asked (a judge or dataset not in the config, data not prepared)."""
+
+
+@dataclass(frozen=True)
+class PlanRequest:
+    judge: str
+    datasets: tuple[str, ...]
+    results: str = "results"
+    variants: tuple[str, ...] | None = None   # None: the variants the config judges
+    half_width: float = 0.1                   # of the interval of a system's mean human score / a rate
+    confidence: float = 0.95
+    label_usd: float = PAPER_LABEL_USD        # one human label (summary, pair, sentence)
+    pool: int | None = None                   # documents in all (None: the dataset table's)
+    compare: str | None = None                # another judge: documents to separate the two
+    delta: float | None = None                # the difference to detect (None: the observed one)
+    power: float = 0.8
+
+
+def _judge(specs: dict[str, JudgeSettings], name: str) -> JudgeSettings:
+    if name not in specs:
+        raise PlanError(f"judge {name!r} is not under 'judges' in the config; defined: {', '.join(specs)}")
+    if specs[name].jury or specs[name].scores:
+        raise PlanError(f"judge {name!r} sends no request (a jury or imported scores): plan its members instead")
+    return specs[name]
+
+
+def _tables(results: str, datasets: tuple[str, ...], config: dict) -> dict[str, pd.DataFrame]:
+    tables = {}
+    for d in datasets:
+        try:
+            _ds.get(d, config)
+        except ValueError as err:
+            raise PlanError(str(err)) from None
+        path = Path(results) / "data" / f"{d}.parquet"
+        if not path.exists():
+            raise PlanError(f"{path} is missing: prepare it first (snakemake --cores 1 {path}); the plan reads "
+                            f"the units the run would judge")
+        tables[d] = pd.read_parquet(path)
+    return tables
+
+
+def _reported(results: str, judge: str, dataset: str, variant: str) -> pd.DataFrame | None:
+    """The judge's table of this dataset and variant, where it was run: prompt tokens its server reported."""
+    path = Path(results) / "judge" / judge / dataset / f"{variant}.parquet"
+    if not path.exists():
+        return None
+    t = pd.read_parquet(path)
+    if "input_tokens" not in t:  # imported scores: no server, no tokens
+        return None
+    return t.loc[t["status"] != "api_error", ["unit_id", "sample", "input_tokens"]]
+
+
+def prompt_rows(spec: JudgeSettings, tables: dict, variants: dict, config: dict, results: str) -> pd.DataFrame:
+    """Per dataset and variant: requests, cached, prompt tokens (how counted), and the tokens the judge's
+    server reported on the units it judged already, beside this count on the same units."""
+    jc = config["judge"]
+    count, method = counter(spec, jc.get("model_dir"))
+    cache = ResponseCache(jc["cache_dir"])
+    rows = []
+    for d, df in tables.items():
+        ds = _ds.get(d, config)
+        for v in variants[d]:
+            template = load_template(prompt_path(jc.get("prompt_dir") or "prompts", ds, v))
+            planned = plan_requests(df, ds, template, spec, "article", cache.legacy)
+            counted = {}
+            for p in planned:
+                counted[(str(df["unit_id"].iloc[p.row]), p.sample)] = count(p.request.messages)
+            todo = sum(p.request.key not in cache for p in planned)
+            rows.append({"dataset": d, "variant": v, "prompt_file": str(template.path), "requests": len(planned),
+                         "to_send": todo, "prompt_tokens": sum(counted.values()), "tokens_counted_by": method,
+                         **_against_reported(counted, _reported(results, spec.name, d, v))})
+    return pd.DataFrame(rows)
+
+
+def _against_reported(counted: dict, reported: pd.DataFrame | None) -> dict[str, Any]:
+    if reported is None or reported.empty:
+        return {"units_reported": 0, "reported_prompt_tokens": None, "counted_on_reported": None}
+    keys = list(zip(reported["unit_id"].astype(str), reported["sample"].astype(int)))
+    mine = [counted.get(k) for k in keys]
+    known = [(m, int(r)) for m, r in zip(mine, reported["input_tokens"]) if m is not None]
+    return {"units_reported": len(known), "reported_prompt_tokens": sum(r for _, r in known),
+            "counted_on_reported": sum(m for m, _ in known)}
+
+
+def cost_rows(spec: JudgeSettings, tables: dict, variants: dict, config: dict) -> pd.DataFrame:
+    """USD per dataset and variant of the requests not cached: live, Batch API, live with cached
+    prefixes, and as configured (``usd_estimate``: the cost estimate's own ``cost_usd_expected``)."""
+    jc = config["judge"]
+
+    def priced(s: JudgeSettings, cached: bool = False) -> pd.DataFrame:
+        return estimate(tables, {spec.name: s}, variants, jc["cache_dir"], jc.get("prompt_dir") or "prompts",
+                        cached_prefix=cached)
+
+    out = priced(spec)[["dataset", "variant", "requests", "cached", "to_send", "input_tokens",
+                        "output_tokens_expected", "cost_usd_expected", "assumes"]]
+    out = out.rename(columns={"cost_usd_expected": "usd_estimate"})
+    live = spec.replace(mode="live")
+    out["usd_live"] = priced(live)["cost_usd_expected"].to_numpy()
+    out["usd_cached_prefix"] = priced(live, cached=True)["cost_usd_expected"].to_numpy()
+    try:
+        out["usd_batch"] = priced(spec.replace(mode="batch"))["cost_usd_expected"].to_numpy()
+    except JudgeConfigError:  # an embedded judge has no Batch API
+        out["usd_batch"] = None
+    return out
+
+
+def label_rows(spec: JudgeSettings, tables: dict, request: PlanRequest, costs: pd.DataFrame, config: dict,
+               settings: TableSettings) -> pd.DataFrame:
+    """Per dataset and dimension (accuracy question): the pilot and the labels needed."""
+    rows = []
+    for d, human in tables.items():
+        ds = _ds.get(d, config)
+        pilot = savings_pilot(request.results, spec.name, d)
+        if pilot is None:
+            pilot = table_pilot(_run(request.results, spec.name, ds, human), human, ds, settings)
+        mine = costs[(costs["dataset"] == d) & (costs["variant"] == "base")]
+        per_unit = float(mine["usd_estimate"].sum() / max(int(mine["requests"].sum()), 1)) if len(mine) else 0.0
+        pool = request.pool or int(human[ds.doc_column].nunique())
+        for _, p in pilot.iterrows():
+            need = labels_needed(p["sd_human"], p["ppi_corr"], request.half_width, request.confidence, pool,
+                                 request.label_usd, per_unit if pd.notna(per_unit) else 0.0)
+            rows.append({"dataset": d, "dimension": p["dimension"], "sd_human": p["sd_human"],
+                         "ppi_corr": p["ppi_corr"], "pilot_units": p["n_units"], "pool_documents": pool,
+                         **need, "source": p["source"]})
+    return pd.DataFrame(rows)
+
+
+def _run(results: str, judge: str, ds, human: pd.DataFrame, variant: str = "base"):
+    """The judge's table of the run's data as the tables read it, or None (not run, or not readable here)."""
+    path = Path(results) / "judge" / judge / ds.name / f"{variant}.parquet"
+    if not path.exists():
+        return None
+    try:
+        return load_judge_run(path, ds.label_columns, None, pd.Index(human["unit_id"].astype(str)), ds)
+    except TablesInputError as err:
+        log.warning("%s", err)
+        return None
+
+
+def power_rows(spec: JudgeSettings, other: JudgeSettings, tables: dict, request: PlanRequest, config: dict,
+               settings: TableSettings) -> pd.DataFrame:
+    """Documents to separate ``spec`` from ``other`` per dataset (where both were run on its data)."""
+    parts = []
+    for d, human in tables.items():
+        ds = _ds.get(d, config)
+        variant = "base" if ds.proto.per_dimension else ds.accuracy_questions[0][2]
+        a, b = (_run(request.results, j, ds, human, variant) for j in (spec.name, other.name))
+        if a is None or b is None:
+            parts.append(pd.DataFrame([{"dataset": d, "note": f"needs both judges' tables of {d} ({variant})"}]))
+            continue
+        rows = separate(a, b, human, ds, settings, request.delta, request.power, 1 - request.confidence)
+        parts.append(rows.assign(dataset=d, judge_a=spec.name, judge_b=other.name))
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+def make_plan(config: dict, request: PlanRequest) -> dict[str, pd.DataFrame]:
+    specs = judge_specs(config)
+    spec = _judge(specs, request.judge)
+    tables = _tables(request.results, request.datasets, config)
+    variants = {d: list(request.variants) if request.variants else judged_variants(d, config["judge"])
+                for d in tables}
+    settings = TableSettings.from_config(config)
+    costs = cost_rows(spec, tables, variants, config)
+    out = {"prompts": prompt_rows(spec, tables, variants, config, request.results), "cost": costs,
+           "labels": label_rows(spec, tables, request, costs, config, settings)}
+    if request.compare:
+        out["power"] = power_rows(spec, specs.get(request.compare) or _judge(specs, request.compare), tables,
+                                  request, config, settings)
+    return out
