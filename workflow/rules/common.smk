@@ -5,15 +5,37 @@ from pathlib import Path
 
 sys.path.insert(0, workflow.basedir)  # the sumjudge package, also without `pip install -e`
 
-from sumjudge.config import ConfigError, validate as _validate_config
+from snakemake.logging import logger as _logger
+
+from sumjudge.config import ConfigError, config_sources, located, validate as _validate_config
+
+
+def stop(message):
+    """Stop before any job with ``message`` (its first line says it all), without the
+    traceback Snakemake prints under a WorkflowError."""
+    _logger.error(message)
+    raise SystemExit(1)
+
+
+# where each config key was set, lowest precedence first: the workflow's config.yaml (its
+# `configfile:`), the --configfile files, the --config values; a config error names it
+_CLI_CONFIGFILES = [str(f) for f in workflow.overwrite_configfiles]
+CONFIG_SOURCES = config_sources(next((str(f) for f in workflow.configfiles if str(f) not in _CLI_CONFIGFILES), None),
+                                _CLI_CONFIGFILES, workflow.config_settings.config)
+
+
+def config_stop(err):
+    """Stop with a config error's message, led by the config file that set its key."""
+    stop(located(str(err), None, CONFIG_SOURCES))
+
 
 try:
-    _validate_config(config, Path(workflow.basedir) / "workflow/schemas/config.schema.yaml")
+    _validate_config(config, Path(workflow.basedir) / "workflow/schemas/config.schema.yaml", CONFIG_SOURCES)
 except ConfigError as err:
-    raise WorkflowError(str(err)) from None
+    stop(str(err))
 
 from sumjudge import datasets as _ds
-from sumjudge.data.custom import file_columns
+from sumjudge.data.custom import check_header, file_columns
 from sumjudge.data.prepare import pinned_paths, source_files
 from sumjudge.catalog import METRIC_TIES_KEY
 
@@ -24,7 +46,7 @@ RESULTS = "results"
 try:
     DATASET_SPECS = _ds.registry(config, columns=file_columns)
 except _ds.DatasetConfigError as err:
-    raise WorkflowError(str(err)) from None
+    config_stop(err)
 DATASETS = config["datasets"]  # the built-in datasets to prepare
 CUSTOM_DATASETS = _ds.names(DATASET_SPECS, custom=True)  # always prepared
 ALL_DATASETS = DATASETS + CUSTOM_DATASETS
@@ -42,6 +64,12 @@ def raw(local_path):
 
 def dataset_table(name):
     return f"{RESULTS}/data/{name}.parquet"
+
+
+for _spec in DATASET_SPECS.values():  # a user's file: there, with its protocol's columns (a dry run says so)
+    if _spec.custom and (_problem := check_header(_spec.name, dict(_spec.reader_kwargs), _spec.path,
+                                                  Path(dataset_table(_spec.name)).exists())):
+        config_stop(_problem)
 
 
 def prepare_options(wc):
@@ -77,7 +105,6 @@ def prepare_inputs(wc):
 # config `preflight`.
 from types import SimpleNamespace
 
-from snakemake.logging import logger as _logger
 from snakemake.settings.types import DeploymentMethod as _DeploymentMethod
 
 
@@ -90,8 +117,7 @@ def preflight(jobs):
     use_conda = _DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method
     steps = _pf.needs(config, jobs, globals().get("JUDGES"), conda=use_conda)
     if steps:
-        _logger.error(_pf.report(steps, config))
-        raise SystemExit(1)  # a WorkflowError would print Snakemake's condensed traceback under the list
+        stop(_pf.report(steps, config))
 
 
 def pending_jobs(targets):
