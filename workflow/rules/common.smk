@@ -1,5 +1,6 @@
 # Shared set-up: config validation (before any rule runs) and helpers.
 
+import os
 import sys
 from pathlib import Path
 
@@ -120,17 +121,53 @@ def preflight(jobs):
         stop(_pf.report(steps, config))
 
 
-def pending_jobs(targets):
-    """(rule, wildcards) of the jobs that make the missing files among ``targets`` and,
-    through each such job's plain file inputs, the missing files they need; for a missing
-    dataset table, the fetch jobs of its missing raw files. What a dry run checks."""
+def cli_targets():
+    """(targets, -f given) of the `snakemake` command line this process runs (([], False)
+    for another caller). Snakemake hands the workflow its DAG settings only after parsing
+    the Snakefile, so the dry run's preflight reads them off the command line."""
+    from snakemake.cli import get_argument_parser
+
+    program = sys.argv[0] if sys.argv else ""
+    if not program.endswith(("snakemake", os.path.join("snakemake", "__main__.py"))):
+        return [], False
+    try:
+        args, _ = get_argument_parser().parse_known_args(sys.argv[1:])
+    except SystemExit:
+        return [], False
+    return [str(t) for t in args.targets or []], bool(args.force)
+
+
+def dry_run_targets(default):
+    """(files, forced files) a dry run's preflight starts from: the command line's targets
+    (files, or rules whose outputs have no wildcards; with -f, made even if present) when
+    the rules defined so far make them all, else ``default`` (what rule all needs): the
+    cost estimate's `snakemake -n -f results/judge/cost_estimate.csv` checks the data it
+    reads, not the learned metrics' models."""
+    targets, force = cli_targets()
+    rules = {r.name: r for r in workflow.rules if r.name != "all"}
+    files = []
+    for t in targets:
+        outputs = [str(o) for o in rules[t].output] if t in rules else [t]
+        if any("{" in o for o in outputs) or not all(any(r.is_producer(o) for r in rules.values()) for o in outputs):
+            return default, set()  # a rule with wildcards, a later stage's file (tables): everything
+        files += outputs
+    if not files:
+        return default, set()
+    return files, set(files) if force else set()
+
+
+def pending_jobs(targets, forced=()):
+    """(rule, wildcards) of the jobs that make the missing (or ``forced``) files among
+    ``targets`` and, through each such job's plain file inputs, the missing files they
+    need; for a missing dataset table, the fetch jobs of its missing raw files. What a
+    dry run checks."""
     from snakemake.io import apply_wildcards
 
     rules = [(r, [str(o).split("{")[0] for o in r.output]) for r in workflow.rules if r.name != "all"]
     jobs, seen, todo = [], set(), [str(t) for t in reversed(targets)]
     while todo:
         path = todo.pop()
-        if path in seen or Path(path).exists():
+        if path in seen or (Path(path).exists() and path not in forced):
             continue
         seen.add(path)
         for rule, prefixes in rules:
