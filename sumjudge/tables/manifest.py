@@ -248,13 +248,19 @@ def worktree_patch(repo: str | Path, out_dir: str | Path | None) -> dict[str, An
     return info
 
 
-def invocation(command: str | None = None, config_files: list[str] | None = None) -> dict[str, Any]:
+def invocation(command: str | None = None, config_files: list[str] | None = None,
+               command_line: list[str] | None = None) -> dict[str, Any]:
     """The command line and config files of the Snakemake run (the manifest rule's param
-    ``invocation``, workflow/rules/tables.smk); this process's own command line without them."""
+    ``invocation``, workflow/rules/tables.smk); this process's own command line without them.
+    ``command_line``: the files of ``config_files`` given as ``--configfile`` (``from``: the
+    command line; any other, the workflow's ``configfile:``, its config.yaml)."""
     command = command or shlex.join(sys.argv)
     files = list(config_files or [])
+    cli = None if command_line is None else set(command_line)
     return {"command": command, "cwd": os.getcwd(),
-            "config_files": [{"file": f, "sha256": sha256_file(f) if Path(f).is_file() else None} for f in files]}
+            "config_files": [{"file": f, "sha256": sha256_file(f) if Path(f).is_file() else None}
+                             | ({} if cli is None else {"from": "command line" if f in cli else "workflow"})
+                             for f in files]}
 
 
 def build_manifest(config: dict[str, Any], repo: str | Path, prompts: list[str], judge_files: list[str],

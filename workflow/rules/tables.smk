@@ -40,7 +40,8 @@ _argv = list(_sys.argv)
 if _argv and _argv[0].endswith(_os.path.join("snakemake", "__main__.py")):  # `python -m snakemake ...`
     _argv[:1] = [_sys.executable, "-m", "snakemake"]
 MANIFEST_INVOCATION = _SimpleNamespace(command=_shlex.join(_argv),
-                                       config_files=[_os.path.abspath(f) for f in workflow.configfiles])
+                                       config_files=[_os.path.abspath(f) for f in workflow.configfiles],
+                                       command_line=[_os.path.abspath(f) for f in workflow.overwrite_configfiles])
 TABLES_DIR = f"{RESULTS}/tables"
 # a user's dataset (custom_datasets) has its own table, results/tables/<name>.csv/.tex, of its protocol's kind
 # and so does a built-in dataset beyond the paper named in `datasets` (docs/data.md)
