@@ -27,7 +27,13 @@ from sumjudge.tables.workflow import (
 )
 
 
-report: "../report/workflow.rst"
+# The report's front page says what the results are from their own manifest (the list rule
+# `manifest` writes to results/provenance/caveats.rst, which workflow.rst includes), never
+# from the config of the `snakemake --report` call; before there is one it says so.
+CAVEATS_RST = f"{RESULTS}/provenance/caveats.rst"
+
+
+report: "../report/workflow.rst" if Path(CAVEATS_RST).is_file() else "../report/workflow_no_results.rst"
 
 
 TABLE_SETTINGS = TableSettings.from_config(config).as_dict()
@@ -246,6 +252,7 @@ rule manifest:
                      category="Provenance", labels={"what": "uncommitted changes"}),
         prompts=report(f"{RESULTS}/provenance/prompts.txt", caption="../report/prompts.rst",
                        category="Provenance", labels={"what": "prompt texts"}),
+        caveats=CAVEATS_RST,
     log:
         "logs/tables/manifest.log",
     params:
@@ -295,17 +302,18 @@ rule leaderboard:
     ranks, the alt-test, cost and time (docs/statistics.md, "The judge leaderboard")."""
     input:
         tables=CHART_CSVS + CUSTOM_CSVS,
+        manifest=f"{RESULTS}/manifest.json",  # the run's caveats (a slice, which judges, which metrics)
         data=[dataset_table(d) for d in _LB_DATASETS],
         judges=judge_files(JUDGE_OUTPUTS, _LB_DATASETS, question_variants(_LB_DATASETS, DATASET_SPECS))
         + judge_files(SWAPPED_OUTPUTS),
     output:
-        csv=report(f"{LEADERBOARD_DIR}/leaderboard.csv", caption="../report/overview.rst", category="Leaderboard",
+        csv=report(f"{LEADERBOARD_DIR}/leaderboard.csv", caption="../report/leaderboard.rst", category="Leaderboard",
                    labels={"what": "leaderboard", "format": "CSV"}),
         tex=f"{LEADERBOARD_DIR}/leaderboard.tex",
-        html=report(f"{LEADERBOARD_DIR}/leaderboard.html", caption="../report/overview.rst", category="Leaderboard",
+        html=report(f"{LEADERBOARD_DIR}/leaderboard.html", caption="../report/leaderboard.rst", category="Leaderboard",
                     labels={"what": "leaderboard", "format": "HTML"}),
         svg=f"{LEADERBOARD_DIR}/frontier.svg",
-        png=report(f"{LEADERBOARD_DIR}/frontier.png", caption="../report/overview.rst", category="Leaderboard",
+        png=report(f"{LEADERBOARD_DIR}/frontier.png", caption="../report/leaderboard.rst", category="Leaderboard",
                    labels={"what": "frontier", "format": "PNG"}),
         summary=f"{LEADERBOARD_DIR}/summary.csv",
         pairs=f"{LEADERBOARD_DIR}/pairs.csv",
