@@ -442,29 +442,52 @@ def import_archive(archive: str | Path, dest: str | Path = ".", force: bool = Fa
     return share, text
 
 
-def rebuild_command(share: Mapping, dest: str | Path = ".") -> str:
-    """The command that rebuilds the sender's results in ``dest`` with nothing to do: the
-    sender's ``--configfile`` files in their order, after the sender's config.yaml where
-    it differs from ``dest``'s; if these do not give the config the sender ran with (a
-    ``--config`` value on their command line), ``config/effective.yaml`` last. Paths are
-    the bundle's, relative to ``dest``."""
+REBUILD_CONFIG = "config/rebuild.yaml"  # under results/share/: written by import where needed
+
+
+def snakemake_config(workflow_config: Mapping, files: list[Mapping], overrides: Mapping | None = None) -> dict:
+    """The config a Snakemake run gets, in its key order (which every dict param's repr
+    follows): the ``--configfile`` files merged in order, then ``--config``; then the
+    workflow's ``config.yaml`` (``configfile:``) merged in, and the command line's again
+    over it. Keys first met in the command line's files come first (Snakemake 9,
+    ``Workflow.__init__`` and ``Workflow.configfile``)."""
+    import copy
+
     from ..config import merge
 
-    def load(path: Path) -> dict:
-        return yaml.safe_load((dest / path).read_text()) or {} if (dest / path).is_file() else {}
+    over: dict = {}
+    for f in files:
+        merge(over, copy.deepcopy(dict(f)))
+    merge(over, copy.deepcopy(dict(overrides or {})))
+    config = copy.deepcopy(over)
+    merge(config, copy.deepcopy(dict(workflow_config)))
+    return merge(config, copy.deepcopy(over))
 
+
+def rebuild_command(share: Mapping, dest: str | Path = ".") -> str:
+    """The command that rebuilds the sender's results in ``dest`` with nothing to do. Where
+    the sender's ``--configfile`` files (in their order) over ``dest``'s config.yaml give the
+    sender's config in the sender's key order, those files; else (the sender's config.yaml
+    differs, or their command line had a ``--config`` value) ``config/rebuild.yaml``,
+    written here: the sender's config in their run's key order (:func:`snakemake_config`
+    over the bundle's own files, with ``effective.yaml``'s values). Paths relative to ``dest``."""
     dest = Path(dest)
     base = Path(share["results"]) / SHARE_DIR
+
+    def load(path: Path) -> dict:
+        return (yaml.safe_load((dest / path).read_text()) or {}) if (dest / path).is_file() else {}
+
+    def local(config: dict) -> dict:
+        return {k: v for k, v in config.items() if k not in MACHINE_LOCAL_KEYS}
+
     files = [base / f for f in share["snakemake_configfiles"]]
     own = share.get("workflow_config")
-    if own and load(base / own) != load(Path("config.yaml")):  # by content: comments may differ
-        files.insert(0, base / own)
-    config = load(Path("config.yaml"))
-    for f in files:
-        merge(config, load(f))
-    effective = base / share.get("effective_config", "config/effective.yaml")
-    if {k: v for k, v in config.items() if k not in MACHINE_LOCAL_KEYS} != load(effective):
-        files.append(effective)
+    senders = snakemake_config(load(base / own) if own else load(Path("config.yaml")), [load(f) for f in files])
+    senders = local(snakemake_config({}, [senders, load(base / share.get("effective_config", "config/effective.yaml"))]))
+    here = local(snakemake_config(load(Path("config.yaml")), [load(f) for f in files]))
+    if json.dumps(here, default=str) != json.dumps(senders, default=str):  # by content and key order
+        files = [base / REBUILD_CONFIG]
+        (dest / files[0]).write_text(yaml.safe_dump(senders, sort_keys=False))
     program = ".venv/bin/snakemake" if (dest / ".venv/bin/snakemake").exists() else "snakemake"
     command = f"{program} --cores 2" + (" --configfile " + " ".join(map(str, files)) if files else "")
     return command if dest.resolve() == Path.cwd().resolve() else f"cd {dest} && {command}"

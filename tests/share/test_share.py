@@ -160,7 +160,10 @@ def test_import_writes_the_share_config_and_says_how_to_run_with_it(shared):
     assert (dest / "results/share/config/effective.yaml").is_file()
     assert (dest / "results/share/sumjudge-share.json").is_file()
     assert "verified" in shared["import_text"]
-    assert "--configfile results/share/config/00-slice.yaml" in shared["import_text"]
+    # this "clone" has no config.yaml, the files alone do not give the sender's config: rebuild.yaml does
+    assert "--configfile results/share/config/rebuild.yaml   (snakemake -n: nothing to be done)" in shared["import_text"]
+    assert yaml.safe_load((dest / "results/share/config/rebuild.yaml").read_text())["judges"]["fake"]["model"] == \
+        "fake-model"
 
 
 def _moved_results(tmp_path: Path, senders_config: dict, marked: bool) -> Path:
@@ -200,7 +203,10 @@ def test_the_rebuild_command_leaves_out_a_config_yaml_equal_to_the_clones_wherev
         f"cd {dest} && snakemake --cores 2 --configfile results/share/config/00-slice.yaml"
 
 
-def test_the_rebuild_command_puts_a_different_senders_config_yaml_first(tmp_path):
+def test_a_different_senders_config_yaml_gives_a_rebuild_file_in_their_runs_key_order(tmp_path):
+    """Their config.yaml differs from the clone's (a seed): `--configfile` cannot replace the
+    clone's own config.yaml, and putting theirs first reorders every dict param (Snakemake
+    compares reprs); rebuild.yaml holds their config in the order their run had it."""
     theirs = yaml.safe_load((REPO / "config.yaml").read_text())
     theirs["tables"]["seed"] = 7
     results = _moved_results(tmp_path, theirs, marked=True)
@@ -211,9 +217,22 @@ def test_the_rebuild_command_puts_a_different_senders_config_yaml_first(tmp_path
     shutil.copy(REPO / "config.yaml", dest / "config.yaml")
     (dest / ".venv/bin").mkdir(parents=True)
     (dest / ".venv/bin/snakemake").write_text("")
-    assert share.rebuild_command(share.import_archive(archive, dest)[0], dest).endswith(
-        ".venv/bin/snakemake --cores 2 --configfile results/share/config/01-config.yaml "
-        "results/share/config/00-slice.yaml")
+    command = share.rebuild_command(share.import_archive(archive, dest)[0], dest)
+    assert command.endswith(".venv/bin/snakemake --cores 2 --configfile results/share/config/rebuild.yaml")
+    rebuilt = yaml.safe_load((dest / "results/share/config/rebuild.yaml").read_text())
+    assert list(rebuilt)[0] == "subset" and rebuilt["subset"] == {"tldr": {"units": 5}}  # the slice's keys first
+    assert rebuilt["tables"]["seed"] == 7 and "mirror" not in rebuilt
+    order = [k for k in theirs if k in rebuilt and k != "subset"]
+    assert list(rebuilt)[1:] == order
+
+
+def test_snakemake_config_orders_keys_as_snakemake_does():
+    """Keys met first in the command line's files come first, then config.yaml's own."""
+    workflow = {"a": 1, "judges": {"q": {"m": 1}, "g": {"m": 2}}, "subset": {}}
+    files = [{"subset": {"tldr": 5}}, {"judges": {"fake": {"m": 3}}, "a": 2}]
+    config = share.snakemake_config(workflow, files, {"mirror": "x"})
+    assert list(config) == ["subset", "judges", "a", "mirror"] and config["a"] == 2
+    assert list(config["judges"]) == ["fake", "q", "g"]
 
 
 def _member(archive: Path, name: str) -> bytes:

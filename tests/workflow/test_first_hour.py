@@ -75,18 +75,33 @@ def test_the_overview_and_the_leaderboard_name_the_slice(sliced):
         assert "qwen-1.5b" not in box, (page, box)  # defined in config.yaml, never ran
 
 
-def test_the_imports_rebuild_command_has_nothing_to_do_in_a_fresh_clone(sliced, tmp_path):
-    moved = tmp_path / "moved"  # results that moved (copied, re-exported): no path in the manifest is here
+@pytest.fixture(scope="module")
+def archive(sliced, tmp_path_factory) -> Path:
+    """The slice's results, moved (copied, re-exported: no path in the manifest is where
+    they are now), exported."""
+    tmp = tmp_path_factory.mktemp("moved")
+    moved = tmp / "moved"
     shutil.copytree(sliced, moved, symlinks=True, ignore=shutil.ignore_patterns("tests", "fake.yaml"))
     shutil.copytree(sliced / "tests", moved / "tests")
-    out = run(moved, "-m", "sumjudge.share", "export", "results", str(tmp_path / "share.tar.gz"),
+    out = run(moved, "-m", "sumjudge.share", "export", "results", str(tmp / "share.tar.gz"),
               env={"SJ_FIRST_HOUR_KEY": KEY})
     assert out.returncode == 0, out.stderr
-    clone = with_venv(harness.clone(tmp_path / "collaborator"))
-    out = run(clone, "-m", "sumjudge.share", "import", str(tmp_path / "share.tar.gz"))
+    return tmp / "share.tar.gz"
+
+
+@pytest.mark.parametrize("edited", [False, True], ids=["same config.yaml", "edited config.yaml"])
+def test_the_imports_rebuild_command_has_nothing_to_do_in_a_fresh_clone(archive, tmp_path, edited):
+    """Run verbatim, as printed. With the clone's config.yaml edited (a seed), the command
+    names the sender's config in their run's key order (rebuild.yaml): nothing to do either."""
+    clone = with_venv(harness.clone(tmp_path / "collaborator", src=archive.parent / "moved"))  # the sender's code
+    if edited:
+        config = clone / "config.yaml"
+        config.write_text(config.read_text().replace("seed: 2023", "seed: 7"))
+    out = run(clone, "-m", "sumjudge.share", "import", str(archive))
     assert out.returncode == 0, out.stderr
     command = re.search(r"^rebuild: (.+?)   \(snakemake -n: nothing to be done\)$", out.stdout, re.M).group(1)
-    assert "config.yaml" not in command, command  # the sender's config.yaml equals the clone's
+    expected = "results/share/config/rebuild.yaml" if edited else "results/share/config/00-slice.yaml"
+    assert expected in command and "config.yaml " not in command + " ", command
     print(f"\nrebuild command: {command}")
     env = harness.workflow_env(PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
     done = subprocess.run(command, shell=True, cwd=clone, capture_output=True, text=True, timeout=600, env=env)
