@@ -201,8 +201,8 @@ def render(tables: dict[str, pd.DataFrame], chart_svg: str, judge_vs_best: pd.Da
              "<h2 id='caveats'>Caveats</h2>", caveat_box(landing_caveats(manifest, tables)),
              "<h2 id='chart'>The 28-column view: judge minus the strongest other row</h2>",
              "<p>Tables 1-2 in correlation points, Tables 3-5 in percentage points; hollow bars and diamonds: the "
-             "paper's published margin for ChatGPT; n per column (g: documents or systems); grey: near-constant "
-             "judge. Data: judge_vs_best.csv.</p>", chart_svg,
+             "paper's published margin for ChatGPT; n per column, and the documents or systems it spans; grey: "
+             "near-constant judge. Data: judge_vs_best.csv.</p>", chart_svg,
              "<details><summary>Chart data</summary>", plain_table(judge_vs_best), "</details>",
              "<h2 id='behaviour'>The judge's own answers</h2>",
              f"<p>Share of each answer per judge and dataset (base prompt), beside the human gold balance where "
@@ -228,7 +228,7 @@ def render(tables: dict[str, pd.DataFrame], chart_svg: str, judge_vs_best: pd.Da
             parts.append(numeric_table(df[df["dimension"] != "invalid_rate"], 3, bold=False))
         else:
             parts.append(numeric_table(df, 4 if key in ("table3", "table4", "table5") or _accuracy(df) else 3))
-    parts += ["<h2 id='usage'>Requests, tokens and cost</h2>", plain_table(usage)]
+    parts += ["<h2 id='usage'>Requests, tokens and cost</h2>", usage_section(usage)]
     judges = {j: v for j, v in manifest.get("judges", {}).items() if v.get("outputs")}  # those that ran
     rows = [{"judge": j, "served model ids": ", ".join(v.get("served_model_ids", [])),
              "configured model": (v.get("config") or {}).get("model")} for j, v in judges.items()]
@@ -252,6 +252,26 @@ def render(tables: dict[str, pd.DataFrame], chart_svg: str, judge_vs_best: pd.Da
               f"<pre>{_e(yaml.safe_dump(manifest.get('config', {}), sort_keys=False))}</pre>",
               "</body></html>"]
     return "\n".join(parts)
+
+
+# the cost table's columns a reader needs, by the usage table's (tables/replies.py usage_table) names
+USAGE_SHOWN = {"judge": "judge", "dataset": "dataset", "variant": "prompt", "units": "units",
+               "requests_sent": "requests sent", "cache_hits": "from the cache", "input_tokens": "input tokens",
+               "output_tokens": "output tokens", "cost_usd": "USD"}
+
+
+def usage_section(usage: pd.DataFrame) -> str:
+    """What each judge run cost, in the columns a reader needs, then every column of
+    usage.csv folded away."""
+    if usage is None or usage.empty:
+        return "<p>No judge ran.</p>"
+    shown = usage[[c for c in USAGE_SHOWN if c in usage]].rename(columns=USAGE_SHOWN)
+    return ("<p>Per judge, dataset and prompt: the units judged, the requests sent now and the replies taken from "
+            "the cache (a run from a full cache sends none). Requests and cache hits can be fewer than units: "
+            "units with the same prompt (a summary repeated in a document) share one request. USD: the judge's "
+            "configured prices (0 for an embedded judge, empty when no price is set).</p>"
+            + plain_table(shown) + "<details><summary>Every column of usage.csv</summary>" + plain_table(usage)
+            + "</details>")
 
 
 def _accuracy(df: pd.DataFrame) -> bool:
