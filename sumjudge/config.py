@@ -40,6 +40,8 @@ CHOICE_FIXES = {
 def key_path(err: jsonschema.ValidationError) -> tuple:
     """The key an error is about: for an unknown key, that key (the first one)."""
     path = tuple(err.absolute_path)
+    if err.validator == "pattern" and "propertyNames" in err.schema_path:
+        return (*path, err.instance)  # a map key's name
     if err.validator == "additionalProperties" and isinstance(err.instance, dict):
         allowed = (err.schema or {}).get("properties", {}) if isinstance(err.schema, dict) else {}
         extra = [k for k in err.instance if k not in allowed]
@@ -72,6 +74,9 @@ def _describe(err: jsonschema.ValidationError) -> str:
     if err.validator == "propertyNames":
         return (f"config key '{key}': {err.instance!r} is not an allowed name; "
                 f"allowed: {', '.join(map(repr, err.validator_value.get('enum', [])))}")
+    if err.validator == "pattern" and "propertyNames" in err.schema_path:
+        return (f"config key '{key}.{err.instance}': the name {err.instance!r} must match {err.validator_value} "
+                "(it is used in file names: e.g. lower-case letters, digits and '_'); rename it")
     if err.validator in ("anyOf", "oneOf"):
         fix = next((f for where, f in CHOICE_FIXES.items() if _matches(where, err.absolute_path)), None)
         if fix:

@@ -103,3 +103,11 @@ def test_load_reads_config_yaml_first_and_names_a_file_it_cannot_read(tmp_path, 
     assert merged["subset"] == {"tldr": {"units": 5}} and merged["judge"] == config["judge"]
     with pytest.raises(ConfigError, match=r"^nothere.yaml: cannot read this config file"):
         load(["nothere.yaml"])
+
+
+def test_a_bad_name_says_what_names_may_be(config):
+    config["custom_datasets"] = {"MyData": {"path": "data/x.csv", "protocol": "pairwise"}}
+    sources = [("mine.yaml", {"custom_datasets": {"MyData": {}}})]
+    with pytest.raises(ConfigError, match=r"^mine.yaml: config key 'custom_datasets.MyData': the name 'MyData' must "
+                                          r"match \^\[a-z\]\[a-z0-9_\]\*\$ \(it is used in file names"):
+        validate(config, SCHEMA, sources)
