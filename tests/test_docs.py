@@ -129,7 +129,8 @@ def stale_path(path: str) -> bool:
 def test_the_name_finders():
     text = ("the rule `judge`, rules `rouge`, `metric` and `manifest`; the `leaderboard` rule;\n"
             "| stage | rules | outputs |\n|---|---|---|\n| data | `fetch`, `prepare_dataset` | `results/x` |\n"
-            "```bash\nsnakemake --cores 2 judge_cost_estimate -n   # then the jobs run\npython -m sumjudge.share export\n"
+            "```bash\nsnakemake --cores 2 judge_cost_estimate -n   # then the jobs run\n"
+            "python -m sumjudge.share export\n"
             "```\nsee `sumjudge/io.py`, `tests/slice.yaml` and `results/{judge}/x`; `snakemake` starting twice")
     assert named_rules(text) == {"judge", "rouge", "metric", "manifest", "leaderboard", "fetch", "prepare_dataset",
                                  "judge_cost_estimate"}

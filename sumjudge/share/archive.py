@@ -27,6 +27,7 @@ import io
 import json
 import os
 import re
+import shlex
 import tarfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -483,11 +484,12 @@ def rebuild_command(share: Mapping, dest: str | Path = ".") -> str:
     files = [base / f for f in share["snakemake_configfiles"]]
     own = share.get("workflow_config")
     senders = snakemake_config(load(base / own) if own else load(Path("config.yaml")), [load(f) for f in files])
-    senders = local(snakemake_config({}, [senders, load(base / share.get("effective_config", "config/effective.yaml"))]))
+    effective = load(base / share.get("effective_config", "config/effective.yaml"))
+    senders = local(snakemake_config({}, [senders, effective]))  # with their --config values
     here = local(snakemake_config(load(Path("config.yaml")), [load(f) for f in files]))
     if json.dumps(here, default=str) != json.dumps(senders, default=str):  # by content and key order
         files = [base / REBUILD_CONFIG]
         (dest / files[0]).write_text(yaml.safe_dump(senders, sort_keys=False))
     program = ".venv/bin/snakemake" if (dest / ".venv/bin/snakemake").exists() else "snakemake"
     command = f"{program} --cores 2" + (" --configfile " + " ".join(map(str, files)) if files else "")
-    return command if dest.resolve() == Path.cwd().resolve() else f"cd {dest} && {command}"
+    return command if dest.resolve() == Path.cwd().resolve() else f"cd {shlex.quote(str(dest))} && {command}"

@@ -161,7 +161,8 @@ def test_import_writes_the_share_config_and_says_how_to_run_with_it(shared):
     assert (dest / "results/share/sumjudge-share.json").is_file()
     assert "verified" in shared["import_text"]
     # this "clone" has no config.yaml, the files alone do not give the sender's config: rebuild.yaml does
-    assert "--configfile results/share/config/rebuild.yaml   (snakemake -n: nothing to be done)" in shared["import_text"]
+    assert "--configfile results/share/config/rebuild.yaml   (snakemake -n: nothing to be done)" in \
+        shared["import_text"]
     assert yaml.safe_load((dest / "results/share/config/rebuild.yaml").read_text())["judges"]["fake"]["model"] == \
         "fake-model"
 
@@ -195,7 +196,8 @@ def test_the_rebuild_command_leaves_out_a_config_yaml_equal_to_the_clones_wherev
     results = _moved_results(tmp_path, ours, marked)
     archive = tmp_path / "share.tar.gz"
     listed, _ = share.export(results, archive, environ={})
-    assert listed["snakemake_configfiles"] == ["config/00-slice.yaml"] and listed["workflow_config"] == "config/01-config.yaml"
+    assert listed["snakemake_configfiles"] == ["config/00-slice.yaml"]
+    assert listed["workflow_config"] == "config/01-config.yaml"
     dest = tmp_path / "clone"
     dest.mkdir()
     shutil.copy(REPO / "config.yaml", dest / "config.yaml")

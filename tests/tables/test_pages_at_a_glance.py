@@ -67,7 +67,8 @@ def test_the_cost_table_shows_what_a_reader_needs_and_folds_the_rest():
     usage = pd.DataFrame([{"judge": "qwen", "dataset": "SummEval", "variant": "base", "units": 48, "replies": 48,
                            "requests_sent": 47, "cache_hits": 0, "input_tokens": 28099, "output_tokens": 1175,
                            "cost_usd": 0.0, "cached_input_tokens": 0, "reasoning_tokens": 0, "batches_submitted": 0,
-                           "total_cost_usd": 0.0, "mixed_snapshots": False, "usage_file": True, "models_seen": "q: 47"}])
+                           "total_cost_usd": 0.0, "mixed_snapshots": False, "usage_file": True,
+                           "models_seen": "q: 47"}])
     html = usage_section(usage)
     shown, folded = html.split("<details>")
     assert "<th>requests sent</th>" in shown and "<th>from the cache</th>" in shown and "<th>USD</th>" in shown

@@ -36,12 +36,14 @@ def test_a_slice_run_says_so_with_its_judge_and_the_metrics_left_out():
 def test_a_full_run_with_the_papers_judge_and_a_stand_in_metric():
     config = {**SLICE, "subset": {}, "judge": {"run": ["gpt-3.5-turbo-0301"]}, "metrics": {"run": ["bertscore"]}}
     metrics = {"bertscore/summeval": {"model": ["models/tiny/minilm"]},
-               "bartscore/summeval": {"model_bart": ["facebook/bart-large"], "model_bart_cnn": ["models/tiny/bart_cnn"]},
+               "bartscore/summeval": {"model_bart": ["facebook/bart-large"],
+                                      "model_bart_cnn": ["models/tiny/bart_cnn"]},
                "factcc/qags_cnn": {"model": ["manueldeprada/FactCC"]}, "rouge/summeval": {}}
     lines = run_caveats(manifest(config, ("gpt-3.5-turbo-0301",), metrics))
     assert lines[0] == "Full datasets (no config subset)."
     assert lines[1] == "Judge gpt-3.5-turbo-0301 (gpt-3.5-turbo-0301, the paper's ChatGPT model)."
-    assert stand_in_metrics({"metrics": metrics}) == ["BERTScore [models/tiny/minilm]", "BARTScore [models/tiny/bart_cnn]"]
+    assert stand_in_metrics({"metrics": metrics}) == ["BERTScore [models/tiny/minilm]",
+                                                      "BARTScore [models/tiny/bart_cnn]"]
     assert lines[2] == ("Stand-in metric models (not the paper's numbers): BERTScore [models/tiny/minilm], "
                         "BARTScore [models/tiny/bart_cnn].")
 
