@@ -21,10 +21,11 @@ include: "workflow/rules/jury.smk"
 
 # The preflight of a dry run (workflow/rules/common.smk, docs/metrics.md "Before any job"):
 # Snakemake runs no hook on `snakemake -n`, so it runs here, once every rule that has a need
-# is defined: the jobs `rule all` still needs. Before the tables stage (no need of its own;
-# it imports scipy) and the code digests below, which take seconds, so a stop is quick.
+# is defined: the jobs the command line's targets, else `rule all`, still need. Before the
+# tables stage (no need of its own; it imports scipy) and the code digests below, which take
+# seconds, so a stop is quick.
 if workflow.output_settings.dryrun:
-    preflight(pending_jobs(DATA_OUTPUTS + METRIC_OUTPUTS + JUDGE_OUTPUTS))
+    preflight(pending_jobs(*dry_run_targets(DATA_OUTPUTS + METRIC_OUTPUTS + JUDGE_OUTPUTS)))
 
 
 include: "workflow/rules/tables.smk"

@@ -1,4 +1,5 @@
 """Rule `leaderboard`: judges and leave-one-out humans side by side (CSV, LaTeX, HTML, frontier)."""
+import json
 import os
 import sys
 from pathlib import Path
@@ -26,7 +27,8 @@ write_text(latex(out["cells"], out["summary"]), o.tex)
 frontier(out["summary"], o.svg)
 frontier(out["summary"], o.png)
 svg = Path(o.svg).read_text()
-write_text(page(out["cells"], out["summary"], out["pairs"], svg[svg.find("<svg"):]), o.html)
+caveats = json.loads(Path(snakemake.input.manifest).read_text()).get("caveats", [])  # the run's own (a slice, ...)
+write_text(page(out["cells"], out["summary"], out["pairs"], svg[svg.find("<svg"):], caveats), o.html)
 for _, s in out["summary"].iterrows():
     log.info("%s: %s alt-test columns, %s within the human range, mean rank %s, %s USD per 1000 units",
              s["row"], s["alt_passes"], s["within_human_loo"], s.get("mean_rank"), s.get("usd_per_1k"))

@@ -6,6 +6,7 @@ sys.path[:0] = [snakemake.scriptdir, os.path.dirname(snakemake.scriptdir)]  # _l
 import _log  # noqa: E402
 
 from sumjudge.io import write_json, write_text  # noqa: E402
+from sumjudge.tables.caveats import rst_list  # noqa: E402
 from sumjudge.tables.manifest import build_manifest, prompt_texts  # noqa: E402
 
 log = _log.setup(snakemake)
@@ -17,5 +18,6 @@ manifest = build_manifest(config, os.path.dirname(snakemake.scriptdir), list(sna
                           run=vars(snakemake.params.invocation))
 write_json(manifest, snakemake.output.manifest)
 write_text(prompt_texts(list(snakemake.input.prompts), manifest), snakemake.output.prompts)
+write_text(rst_list(manifest["caveats"]), snakemake.output.caveats)  # the report's front page includes it
 log.info("code %s; %d prompt templates; judges %s", manifest["code_version"], len(manifest["prompt_templates"]),
          sorted(manifest["judges"]))

@@ -1,10 +1,12 @@
-"""Config validation with one clear message per problem.
+"""Config loading and validation with one clear line per problem.
 
 Snakemake's own ``validate`` reports the raw jsonschema error; users get one line
-instead: the dotted key, what is wrong, and the allowed values.
+instead: the config file that set the key, the dotted key, what is wrong, and the fix
+(the allowed keys or values, or the key's own fix: ``api_key`` -> ``api_key_env``).
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,39 @@ def _dotted(path) -> str:
     return ".".join(str(p) for p in path) or "(top level)"
 
 
+# The fix for a key that is often written by mistake, by its name (any depth).
+KEY_FIXES = {
+    "api_key": "a key never goes in a config file: use api_key_env: the name of the environment variable "
+               "that holds it (e.g. api_key_env: OPENAI_API_KEY; export OPENAI_API_KEY=... in your shell), "
+               "and take the key out of this file",
+}
+# The fix for a failed ``anyOf`` / ``oneOf``, by the schema's location (``<name>``: any map key).
+CHOICE_FIXES = {
+    "judges.<name>": "a judge needs `model` (the model its server runs, e.g. model: gpt-4.1-mini) or "
+                     "`scores` (another tool's scores to import); see docs/judge.md",
+}
+
+
+def key_path(err: jsonschema.ValidationError) -> tuple:
+    """The key an error is about: for an unknown key, that key (the first one)."""
+    path = tuple(err.absolute_path)
+    if err.validator == "pattern" and "propertyNames" in err.schema_path:
+        return (*path, err.instance)  # a map key's name
+    if err.validator == "additionalProperties" and isinstance(err.instance, dict):
+        allowed = (err.schema or {}).get("properties", {}) if isinstance(err.schema, dict) else {}
+        extra = [k for k in err.instance if k not in allowed]
+        if extra:
+            return (*path, extra[0])
+    return path
+
+
+def _matches(pattern: str, path) -> bool:
+    """Whether a key path fits a dotted pattern whose ``<name>`` parts match any key."""
+    parts = pattern.split(".")
+    path = [str(p) for p in path]
+    return len(parts) == len(path) and all(a in ("<name>", b) for a, b in zip(parts, path))
+
+
 def _describe(err: jsonschema.ValidationError) -> str:
     key = _dotted(err.absolute_path)
     schema = err.schema if isinstance(err.schema, dict) else {}
@@ -30,16 +65,79 @@ def _describe(err: jsonschema.ValidationError) -> str:
         extra = sorted(set(err.instance) - set(allowed)) if isinstance(err.instance, dict) else []
         prefix = f"{key}." if err.absolute_path else ""
         names = ", ".join(f"'{prefix}{e}'" for e in extra)
-        return f"config key {names} is not allowed here; allowed keys: {', '.join(allowed)}"
+        fixes = [KEY_FIXES[e] for e in extra if e in KEY_FIXES]
+        return f"config key {names} is not allowed here; " + ("; ".join(fixes) if fixes else
+                                                              f"allowed keys: {', '.join(allowed)}")
     if err.validator == "enum":
         return (f"config key '{key}': {err.instance!r} is not allowed; "
                 f"allowed values: {', '.join(map(repr, err.validator_value))}")
     if err.validator == "propertyNames":
         return (f"config key '{key}': {err.instance!r} is not an allowed name; "
                 f"allowed: {', '.join(map(repr, err.validator_value.get('enum', [])))}")
-    if err.validator == "required":
-        return f"config key '{key}': {err.message}"
+    if err.validator == "pattern" and "propertyNames" in err.schema_path:
+        return (f"config key '{key}.{err.instance}': the name {err.instance!r} must match {err.validator_value} "
+                "(it is used in file names: e.g. lower-case letters, digits and '_'); rename it")
+    if err.validator in ("anyOf", "oneOf"):
+        fix = next((f for where, f in CHOICE_FIXES.items() if _matches(where, err.absolute_path)), None)
+        if fix:
+            return f"config key '{key}': {fix}"
     return f"config key '{key}': {err.message}"
+
+
+def _holds(config: Any, path: tuple) -> bool:
+    for part in path:
+        if isinstance(config, dict) and part in config:
+            config = config[part]
+        elif isinstance(config, list) and isinstance(part, int) and part < len(config):
+            config = config[part]
+        else:
+            return False
+    return True
+
+
+def source_of(path: tuple, sources: list[tuple[str, Any]]) -> str | None:
+    """Which of ``sources`` (``(name, its config)``, lowest precedence first) set the key
+    at ``path``: the last one holding it, else the last one holding its nearest parent."""
+    for depth in range(len(path), 0, -1):
+        for name, data in reversed(sources):
+            if _holds(data, path[:depth]):
+                return name
+    return None
+
+
+def config_sources(workflow_config: str | Path | None, files: list[str | Path],
+                   overrides: dict[str, Any] | None = None) -> list[tuple[str, Any]]:
+    """What a Snakemake run merges, lowest precedence first: the workflow's own
+    ``config.yaml``, the ``--configfile`` files in order, the ``--config`` values; each
+    file named relative to the working directory when it lies under it."""
+    out = []
+    for path in [workflow_config, *files] if workflow_config else files:
+        try:
+            data = yaml.safe_load(Path(path).read_text()) or {}
+        except (OSError, yaml.YAMLError):
+            continue
+        try:
+            name = str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+        except ValueError:
+            name = str(path)
+        out.append((name, data))
+    if overrides:
+        out.append(("--config", dict(overrides)))
+    return out
+
+
+_KEY_IN_MESSAGE = re.compile(r"config key '?([A-Za-z0-9_.\-]+)")
+
+
+def located(message: str, key: str | tuple | None, sources: list[tuple[str, Any]] | None) -> str:
+    """``message`` led by the file (or ``--config``) that set ``key`` (dotted, a path, or
+    None: the first ``config key ...`` the message names)."""
+    if key is None:
+        found = _KEY_IN_MESSAGE.search(message)
+        key = found.group(1).rstrip(".") if found else ()
+    path = tuple(key.split(".")) if isinstance(key, str) else key
+    name = source_of(path, sources or []) if path else None
+    return f"{name}: {message}" if name else message
 
 
 def load_schema(schema_path: str | Path) -> dict[str, Any]:
@@ -68,15 +166,54 @@ def load_schema(schema_path: str | Path) -> dict[str, Any]:
     return inline(schema)
 
 
-def validate(config: dict[str, Any], schema_path: str | Path) -> None:
-    """Raise :class:`ConfigError` with one line per problem (most relevant first)."""
+def validate(config: dict[str, Any], schema_path: str | Path,
+             sources: list[tuple[str, Any]] | None = None) -> None:
+    """Raise :class:`ConfigError`: one line per problem, most relevant first, each led by
+    the config file that set the key when ``sources`` (:func:`config_sources`) are given."""
     schema = load_schema(schema_path)
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(config), key=jsonschema.exceptions.relevance)
     if errors:
-        # an enum inside propertyNames reports the name itself: describe the key instead
         lines = []
         for err in errors:
             best = jsonschema.exceptions.best_match([err])
-            lines.append(_describe(best))
-        raise ConfigError("invalid configuration:\n  " + "\n  ".join(dict.fromkeys(lines)))
+            lines.append(located(_describe(best), key_path(best), sources))
+        lines = list(dict.fromkeys(lines))
+        more = f" (and {len(lines) - 1} more problem(s) below)" if len(lines) > 1 else ""
+        raise ConfigError(lines[0] + more + "".join(f"\n  {x}" for x in lines[1:]))
+
+
+SCHEMA = Path(__file__).resolve().parents[1] / "workflow" / "schemas" / "config.schema.yaml"
+
+
+def merge(base: dict, new: dict) -> dict:
+    """Merge ``new`` into ``base`` (in place) as Snakemake merges config files: nested
+    mappings key by key, any other value replaced."""
+    for k, v in new.items():
+        if isinstance(v, dict) and isinstance(base.get(k), dict):
+            merge(base[k], v)
+        else:
+            base[k] = v
+    return base
+
+
+def load(files: list[str | Path], workflow_config: str | Path = "config.yaml") -> dict[str, Any]:
+    """The config a Snakemake run with ``--configfile FILES`` gets: the workflow's own
+    ``config.yaml`` (its ``configfile:``), then each file in order, later ones winning;
+    validated against the schema. A missing or unreadable file, or an invalid config,
+    raises :class:`ConfigError` naming it."""
+    config: dict[str, Any] = {}
+    for path in [Path(workflow_config), *map(Path, files)]:
+        try:
+            data = yaml.safe_load(path.read_text()) or {}
+        except (OSError, yaml.YAMLError) as err:
+            raise ConfigError(f"{path}: cannot read this config file ({err.__class__.__name__}: "
+                              f"{str(err).splitlines()[0]}); run from the workflow's folder, beside "
+                              "config.yaml, or fix the path") from None
+        if not isinstance(data, dict):
+            raise ConfigError(f"{path}: a config file holds a mapping of keys (key: value), not "
+                              f"{type(data).__name__}")
+        merge(config, data)
+    if SCHEMA.is_file():
+        validate(config, SCHEMA, config_sources(workflow_config, files))
+    return config

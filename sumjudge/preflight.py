@@ -100,8 +100,10 @@ def embedded_steps(judge: str, model: str, model_dir: str | None) -> list[str]:
 def mirror_steps(mirror: str, paths: Iterable[str]) -> list[str]:
     root = Path(mirror).expanduser()
     if not root.is_dir():
-        return [f"data: config key mirror is {mirror!r}, which is not a directory: point it at the mirror's "
-                "folder (e.g. `--config mirror=../shared/data`), or leave mirror out (null) to download each file"]
+        return [f"data: config key mirror is {mirror!r}, which is not a directory here ({Path.cwd()}). A mirror is "
+                "a local copy of the upstream data files, laid out <dataset>/<owner>+<repo>/<path>: point mirror at "
+                "such a folder, or drop the `--config mirror=...` option (or set `mirror: null`) to fetch each file "
+                "from its pinned upstream URL (sumjudge/data/sources.py; checked by sha256)"]
     missing = sorted(p for p in paths if not (root / p).is_file())
     if not missing:
         return []

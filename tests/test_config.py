@@ -4,7 +4,7 @@ import copy
 import pytest
 import yaml
 
-from sumjudge.config import ConfigError, validate
+from sumjudge.config import ConfigError, config_sources, load, located, validate
 from support import harness
 from support.harness import REPO
 SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
@@ -45,8 +45,10 @@ def test_snakemake_stops_before_running_anything(tmp_path):
     out = harness.snakemake(tmp_path, "-n", configfiles=[harness.CONFIG],
                             config=["stats={correlation: pearson, undefined: zero}"], timeout=120)
     assert out.returncode != 0
-    assert "config key 'stats.correlation': 'pearson' is not allowed; allowed values: " \
-           "'spearman', 'kendall'" in out.stdout + out.stderr
+    # one line, led by where the key was set; no Snakemake traceback ("WorkflowError in file ...")
+    lines = [x for x in (out.stdout + out.stderr).splitlines() if x and not x.startswith(("Using ", "Config file"))]
+    assert lines == ["--config: config key 'stats.correlation': 'pearson' is not allowed; allowed values: "
+                     "'spearman', 'kendall'"], lines
     assert not (tmp_path / "results").exists()
 
 
@@ -54,3 +56,58 @@ def test_batch_window_is_openais_only_value(config):
     config["judges"]["qwen-1.5b"]["batch"] = {"window": "12h"}
     with pytest.raises(ConfigError, match=r"batch.window': '12h' is not allowed; allowed values: '24h'"):
         validate(config, SCHEMA)
+
+
+def test_a_key_in_a_judge_says_use_api_key_env_not_the_allowed_keys(config):
+    config["judges"]["qwen-1.5b"]["api_key"] = "sk-NOT-A-REAL-KEY-123"
+    with pytest.raises(ConfigError) as err:
+        validate(config, SCHEMA)
+    msg = str(err.value)
+    assert "'judges.qwen-1.5b.api_key' is not allowed here" in msg and "use api_key_env" in msg
+    assert "allowed keys" not in msg and "sk-NOT-A-REAL" not in msg
+
+
+def test_a_judge_without_model_is_told_that_model_is_required(config):
+    config["judges"]["mine"] = {"base_url": "http://localhost:8000/v1"}
+    with pytest.raises(ConfigError) as err:
+        validate(config, SCHEMA)
+    assert "config key 'judges.mine': a judge needs `model`" in str(err.value)
+    assert "not valid under any" not in str(err.value)
+
+
+def test_each_problem_is_led_by_the_config_file_that_set_its_key(tmp_path, config, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
+    (tmp_path / "mine.yaml").write_text("judge: {rn: [x]}\n")
+    sources = config_sources("config.yaml", [tmp_path / "mine.yaml"], {"stats": {"correlation": "pearson"}})
+    assert [name for name, _ in sources] == ["config.yaml", "mine.yaml", "--config"]
+    bad = yaml.safe_load((tmp_path / "config.yaml").read_text())
+    bad["judge"]["rn"], bad["stats"]["correlation"] = ["x"], "pearson"
+    with pytest.raises(ConfigError) as err:
+        validate(bad, SCHEMA, sources)
+    lines = str(err.value).splitlines()
+    assert len(lines) == 2 and "(and 1 more problem(s) below)" in lines[0]
+    assert sorted(line.strip().split(": config key")[0] for line in lines) == ["--config", "mine.yaml"]
+    with pytest.raises(ConfigError, match=r"^mine.yaml: config key 'judge.rn' is not allowed here"):
+        load(["mine.yaml"])  # the CLIs' loading: config.yaml first, as Snakemake does
+    # a message that names its key (the registry's, the judge settings') is located the same way
+    assert located("config key 'judge.rn': x", None, sources) == "mine.yaml: config key 'judge.rn': x"
+    assert located("config key 'mirror': x", None, sources) == "config.yaml: config key 'mirror': x"
+
+
+def test_load_reads_config_yaml_first_and_names_a_file_it_cannot_read(tmp_path, config, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
+    (tmp_path / "slice.yaml").write_text("subset: {tldr: {units: 5}}\n")
+    merged = load(["slice.yaml"])
+    assert merged["subset"] == {"tldr": {"units": 5}} and merged["judge"] == config["judge"]
+    with pytest.raises(ConfigError, match=r"^nothere.yaml: cannot read this config file"):
+        load(["nothere.yaml"])
+
+
+def test_a_bad_name_says_what_names_may_be(config):
+    config["custom_datasets"] = {"MyData": {"path": "data/x.csv", "protocol": "pairwise"}}
+    sources = [("mine.yaml", {"custom_datasets": {"MyData": {}}})]
+    with pytest.raises(ConfigError, match=r"^mine.yaml: config key 'custom_datasets.MyData': the name 'MyData' must "
+                                          r"match \^\[a-z\]\[a-z0-9_\]\*\$ \(it is used in file names"):
+        validate(config, SCHEMA, sources)

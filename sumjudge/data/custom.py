@@ -195,6 +195,48 @@ _LABEL_FIX = {
 
 # ------------------------------------------------------------------------ reader
 
+def _columns(protocol: str, dimensions: Sequence[str] = (),
+             annotator_columns: Sequence[str] = ()) -> tuple[list[Column], list[str], str]:
+    """The file's columns, the required names, and the sentence that lists them."""
+    proto = get_protocol(protocol)
+    columns = list(proto.columns) + [Column(d, "number") for d in dimensions]
+    kinds = {c.name: c.kind for c in columns}
+    columns += [Column(a, kinds[a.rsplit("_", 1)[0]], required=False) for a in annotator_columns]
+    required = [c.name for c in columns if c.required] + list(annotator_columns)
+    need = (f"a {protocol} dataset needs the columns {', '.join(required)}"
+            + (" (the last ones from `dimensions`)" if dimensions else ""))
+    return columns, required, need
+
+
+def _missing(path: Path, header: Sequence[str], required: Sequence[str], need: str) -> str | None:
+    """The one line for required columns absent from ``header`` (None: none absent)."""
+    missing = [c for c in required if c not in header]
+    if not missing:
+        return None
+    where = {".csv": "line 1 (header)", ".jsonl": "line 1"}.get(path.suffix.lower(), "schema")
+    return (f"{path}, {where}: missing column(s) {', '.join(map(repr, missing))}; {need}: add or rename "
+            "the column(s)")
+
+
+def check_header(name: str, reader_kwargs: dict[str, Any], path: str | Path, prepared: bool = False) -> str | None:
+    """Before any job (the workflow's dry run too): a user's file that is missing (unless
+    its table is ``prepared`` already: a collaborator's copy of results/ needs no file), or
+    whose header (CSV), first record (JSONL) or schema (Parquet) lacks a required column;
+    None when it has them all or cannot be read cheaply (its rule then says why)."""
+    path = Path(path)
+    key = f"config key custom_datasets.{name}.path"
+    if not path.is_file():
+        return None if prepared else (f"{path}: no such file ({key}; a relative path is read from the working "
+                                      f"directory {Path.cwd()}): fix the path")
+    header = file_columns(path)
+    if header is None:
+        return None
+    _, required, need = _columns(reader_kwargs["protocol"], reader_kwargs.get("dimensions", ()),
+                                 reader_kwargs.get("annotator_columns", ()))
+    problem = _missing(path, header, required, need)
+    return f"{problem} ({key})" if problem else None
+
+
 def prepare(path: str | Path, protocol: str, dimensions: Sequence[str] = (),
             annotator_columns: Sequence[str] = ()) -> pd.DataFrame:
     """Read and check a user's dataset file; return its prepared table (see the module doc).
@@ -204,19 +246,13 @@ def prepare(path: str | Path, protocol: str, dimensions: Sequence[str] = (),
     empty where that annotator did not label the unit."""
     path = Path(path)
     proto = get_protocol(protocol)
-    columns = list(proto.columns) + [Column(d, "number") for d in dimensions]
-    kinds = {c.name: c.kind for c in columns}
-    columns += [Column(a, kinds[a.rsplit("_", 1)[0]], required=False) for a in annotator_columns]
-    required = [c.name for c in columns if c.required] + list(annotator_columns)
+    columns, required, need = _columns(protocol, dimensions, annotator_columns)
     header, records = _records(path)
     csv_cell = path.suffix.lower() == ".csv"
-    need = (f"a {protocol} dataset needs the columns {', '.join(required)}"
-            + (" (the last ones from `dimensions`)" if dimensions else ""))
     if header is not None:
-        missing = [c for c in required if c not in header]
-        if missing:
-            raise DataError(f"{path}, {'line 1 (header)' if csv_cell else 'schema'}: missing column(s) "
-                            f"{', '.join(map(repr, missing))}; {need}: add or rename the column(s)")
+        problem = _missing(path, header, required, need)
+        if problem:
+            raise DataError(problem)
 
     rows, first_seen = [], {}
     key_cols = proto.unit_key

@@ -129,11 +129,13 @@ def export(cache_dir: str, results: str, judge: str, dest: str) -> tuple[int, li
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m sumjudge.judge.cache", description=__doc__.split("\n\n")[0])
-    ap.add_argument("command", choices=["stats", "verify", "prune", "export"])
+    ap = argparse.ArgumentParser(prog="python -m sumjudge.judge.cache", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("command", choices=["stats", "verify", "prune", "export"], help="what to do (above)")
     ap.add_argument("dest", nargs="?", help="export: the directory to copy the entries into")
     ap.add_argument("--cache-dir", help="the response cache (default: judge.cache_dir of --configfile)")
-    ap.add_argument("--configfile", default="config.yaml")
+    ap.add_argument("--configfile", default="config.yaml",
+                    help="the config whose judge.cache_dir and judges are read (default: config.yaml)")
     ap.add_argument("--results", default="results", help="where results/judge/ is (default: results)")
     ap.add_argument("--judge", help="export: the judge whose entries to copy")
     ap.add_argument("--yes", action="store_true", help="prune: really delete (default: dry run)")

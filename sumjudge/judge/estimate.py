@@ -17,8 +17,8 @@ Discounts, each stated in the table's ``assumes`` column:
 
 A judge without prices has cost null (unknown), never 0.
 
-    snakemake --cores 1 judge_cost_estimate        # -> results/judge/cost_estimate.csv
-    python -m sumjudge.judge.estimate [--configfile config.yaml ...]   # prints the table
+    snakemake --cores 1 -f results/judge/cost_estimate.csv    # prepares the data it needs, then prices
+    python -m sumjudge.judge.estimate [--configfile my.yaml ...]   # prints the table (data prepared already)
 """
 from __future__ import annotations
 
@@ -120,33 +120,69 @@ def summary(table: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def main(argv: list[str] | None = None) -> None:
+def _slice_words(subset: dict[str, Any] | None) -> str:
+    return "a slice (" + ", ".join(f"{k}: {v}" for k, v in subset.items()) + ")" if subset else "all of it"
+
+
+def prepared_tables(config: dict[str, Any], datasets: list[str], results: str | Path,
+                    configfiles: list[str]) -> dict[str, pd.DataFrame]:
+    """The dataset tables to price, read from ``results/data``. Refuses (one line) a missing
+    table, or one prepared with another ``subset`` than the config's (after the slice, the
+    full config would be priced on the slice's units)."""
+    from ..errors import UserError
+    from ..io import read_meta
+
+    files = " ".join(["--configfile", *configfiles]) if configfiles else ""
+    redo = f"snakemake --cores 1 {files} -f {Path(results) / 'judge' / 'cost_estimate.csv'}".replace("  ", " ")
+    tables, stale = {}, []
+    for d in datasets:
+        path = Path(results) / "data" / f"{d}.parquet"
+        if not path.exists():
+            raise UserError(f"{path} is missing: prepare it first (snakemake --cores 1 {files} {path}), or let "
+                            f"Snakemake prepare and price in one go: {redo}")
+        options = read_meta(path).get("options")
+        made, wanted = ((options or {}).get("subset") or {}).get(d) or {}, (config.get("subset") or {}).get(d) or {}
+        if options is not None and made != wanted:
+            stale.append(f"{path} holds {_slice_words(made)} of {d}, the config asks for {_slice_words(wanted)}")
+        tables[d] = pd.read_parquet(path)
+    if stale:
+        more = f" (and {len(stale) - 1} more dataset(s))" if len(stale) > 1 else ""
+        raise UserError(f"not priced: {stale[0]}{more}, so the estimate would price the wrong units; "
+                        f"prepare the data for this config and price it in one go: {redo}")
+    return tables
+
+
+def main(argv: list[str] | None = None) -> int:
     import argparse
+    import sys
 
-    import yaml
-
+    from ..config import ConfigError, config_sources, load, located
     from ..data.prepare import DATASETS
+    from ..errors import UserError
     from .spec import judge_specs
     from .targets import judged_datasets, variants as judged_variants
 
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--configfile", action="append", default=[], help="config files, later ones win")
-    ap.add_argument("--results", default="results", help="where results/data lives")
+    ap = argparse.ArgumentParser(prog="python -m sumjudge.judge.estimate", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--configfile", nargs="+", action="extend", default=[], metavar="FILE",
+                    help="config files read over config.yaml (read first, as Snakemake does), later ones winning: "
+                         "the same files as your snakemake --configfile")
+    ap.add_argument("--results", default="results", help="where results/data lives (default: results)")
     ap.add_argument("--cached-prefix", action="store_true",
                     help="price the prompt prefix shared with the previous prompt at the cached-input price")
     args = ap.parse_args(argv)
-    config: dict[str, Any] = {}
-    for path in args.configfile or ["config.yaml"]:
-        _merge(config, yaml.safe_load(Path(path).read_text()) or {})
-    specs = judge_specs(config)
-    jc = config["judge"]
-    datasets = judged_datasets(list(config.get("datasets", DATASETS)), jc)
-    tables = {}
-    for d in datasets:
-        path = Path(args.results) / "data" / f"{d}.parquet"
-        if not path.exists():
-            raise SystemExit(f"{path} is missing: build it first (snakemake {path})")
-        tables[d] = pd.read_parquet(path)
+    try:
+        config = load(args.configfile)
+        specs = judge_specs(config)
+        jc = config["judge"]
+        datasets = judged_datasets(list(config.get("datasets", DATASETS)), jc)
+        tables = prepared_tables(config, datasets, args.results, args.configfile)
+    except ConfigError as err:  # led by the config file already
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    except UserError as err:
+        print(f"error: {located(str(err), None, config_sources('config.yaml', args.configfile))}", file=sys.stderr)
+        return 1
     variants = {d: judged_variants(d, jc) for d in datasets}
     table = estimate(tables, specs, variants, jc["cache_dir"], jc.get("prompt_dir") or "prompts",
                      cached_prefix=args.cached_prefix)
@@ -154,15 +190,8 @@ def main(argv: list[str] | None = None) -> None:
         print(table.to_string(index=False))
         print()
         print(summary(table).to_string(index=False))
-
-
-def _merge(base: dict, new: dict) -> None:
-    for k, v in new.items():
-        if isinstance(v, dict) and isinstance(base.get(k), dict):
-            _merge(base[k], v)
-        else:
-            base[k] = v
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

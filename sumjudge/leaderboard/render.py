@@ -117,17 +117,25 @@ def _dataset_table(label: str, part: pd.DataFrame) -> str:
 
 STYLE = """body{font-family:sans-serif;margin:1em;max-width:1380px} table{border-collapse:collapse;font-size:12px}
 table.dataset{table-layout:fixed;width:100%} td,th{border:1px solid #ccc;padding:2px 4px;overflow-wrap:anywhere;
-vertical-align:top} td.greyed{color:#999;background:#f3f3f3} tr.human td,tr.human th{font-style:italic}"""
+vertical-align:top} td.greyed{color:#999;background:#f3f3f3} tr.human td,tr.human th{font-style:italic}
+.caveats{background:#fff8e1;border-left:4px solid #f0a000;padding:.4em 1em;font-size:13px}"""
 
 
-def page(cells: pd.DataFrame, summary: pd.DataFrame, pairs: pd.DataFrame, frontier_svg: str = "") -> str:
+def _caveats(lines) -> str:
+    """The results' own caveats (their manifest's: a slice, which judges, which metrics)."""
+    items = "".join(f"<li>{html.escape(x)}</li>" for x in lines)
+    return f'<div class="caveats"><b>Read with care:</b><ul>{items}</ul></div>' if items else ""
+
+
+def page(cells: pd.DataFrame, summary: pd.DataFrame, pairs: pd.DataFrame, frontier_svg: str = "",
+         caveats: list[str] = ()) -> str:
     sections = "".join(_dataset_table(label, part) for label, part in cells.groupby("dataset", sort=False))
     sep = (pairs.groupby("column").apply(lambda g: f"{int((g['p_adjusted'] < 0.05).sum())} of {len(g)}",
                                          include_groups=False).to_dict() if len(pairs) else {})
     seps = "".join(f"<li>{html.escape(k)}: {html.escape(v)} judge pairs separable at 95 %</li>" for k, v in sep.items())
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Judge leaderboard</title><style>{STYLE}</style></head><body>
-<h1>Which judge is human-like?</h1>
+<h1>Which judge is human-like?</h1>{_caveats(caveats)}
 <h2>Verdict</h2>{_verdict_table(summary)}
 <p>One line per judge (and its weighted-score row where it has one) and one for the humans, sorted by the verdict:
 alt-test passes k of N (columns where it was tested), columns where its leave-one-out value lies within the

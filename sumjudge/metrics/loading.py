@@ -26,11 +26,23 @@ class ModelUnavailable(UserError, RuntimeError):
     """A configured model (or parser) cannot be found locally nor fetched."""
 
 
+def hub_cli() -> str:
+    """The hub client's command as installed beside this Python (``.venv/bin``):
+    huggingface_hub 0.34 and later ship ``hf``, earlier ones ``huggingface-cli``."""
+    import shutil
+    import sys
+
+    here = Path(sys.executable).parent
+    for name in ("hf", "huggingface-cli"):
+        if (here / name).is_file() or shutil.which(name):
+            return name
+    return "hf"
+
+
 def unavailable_message(model: str, config_key: str, why: str = "", how_to_get: str | None = None) -> str:
     """One message: which model, which config key, why, and how to point it at a copy."""
     local = "models/" + Path(str(model).rstrip("/")).name
-    get = how_to_get or (f"on a machine with access: `huggingface-cli download {model} "
-                         f"--local-dir {local}`")
+    get = how_to_get or (f"on a machine with access: `{hub_cli()} download {model} --local-dir {local}`")
     return (
         f"model {model!r} (config key {config_key}) is not available here: {why or 'not found'}. "
         f"There is no local copy and the model hub cannot be used "

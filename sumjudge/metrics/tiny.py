@@ -211,7 +211,20 @@ def build_all(root: str | Path, train_copy: int = 150) -> dict[str, Path]:
     }
 
 
-if __name__ == "__main__":
-    out = build_all(sys.argv[1] if len(sys.argv) > 1 else "models/tiny")
-    for name, path in out.items():
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m sumjudge.metrics.tiny",
+                                 description="Build the small stand-in models (NOT the paper's models; about "
+                                             "100 MB, seeded: a rebuild gives the same bytes) into OUT, one folder "
+                                             "per model. Then run with --configfile tests/metrics_local.yaml.")
+    ap.add_argument("out", nargs="?", default="models/tiny",
+                    help="the folder to write the models into (default: models/tiny)")
+    args = ap.parse_args(argv)
+    for name, path in build_all(args.out).items():
         print(f"{name}: {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -27,6 +27,7 @@ import io
 import json
 import os
 import re
+import shlex
 import tarfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -125,6 +126,18 @@ def read_manifest(results: Path) -> dict:
         raise ShareError(f"{path}: no manifest. Build it first (`snakemake --cores 2 {path}`): "
                          "the archive takes the config and model list from it.")
     return json.loads(path.read_text())
+
+
+def command_line_flags(entries: list[Mapping]) -> list[bool]:
+    """Which of a run's config files (the manifest's ``invocation.config_files``, in
+    Snakemake's order) came from ``--configfile``: as the manifest marks them (``from``);
+    for an older manifest, every file but a last ``config.yaml``, the workflow's own, which
+    Snakemake's ``configfile:`` appends after the command line's. Never by absolute path:
+    results move, and are exported again from another checkout."""
+    if all("from" in e for e in entries):
+        return [e["from"] == "command line" for e in entries]
+    own = len(entries) - 1 if entries and Path(str(entries[-1].get("file"))).name == "config.yaml" else None
+    return [i != own for i in range(len(entries))]
 
 
 def effective_config(manifest: Mapping) -> dict:
@@ -277,10 +290,10 @@ def export(results: str | Path, archive: str | Path, workdir: str | Path | None 
     # Snakemake starts from the --configfile files (in order), merges the workflow's own
     # config.yaml (`configfile:`) in, then the --configfile files again: key order, and so
     # every dict param's repr, follows the command-line files. The collaborator passes the
-    # same command-line files in the same order (`snakemake_configfiles`), not config.yaml.
-    own = (workdir / "config.yaml").resolve()
-    command_line = []
-    for i, entry in enumerate(entries):
+    # same command-line files in the same order (`snakemake_configfiles`), and the sender's
+    # config.yaml (`workflow_config`) only where it differs from theirs (rebuild_command).
+    command_line, own = [], None
+    for i, (entry, from_cli) in enumerate(zip(entries, command_line_flags(entries))):
         path = Path(entry["file"])
         if not path.is_file():
             path = workdir / Path(entry["file"]).name
@@ -288,8 +301,10 @@ def export(results: str | Path, archive: str | Path, workdir: str | Path | None 
             raise ShareError(f"{entry['file']}: a config file the run used (results/manifest.json, "
                              "invocation.config_files) is not on this machine")
         config_members.append(Member(f"config/{i:02d}-{path.name}", path))
-        if Path(entry["file"]).resolve() != own:
+        if from_cli:
             command_line.append(config_members[-1].arcname)
+        else:
+            own = config_members[-1].arcname
     effective_text = yaml.safe_dump(config, sort_keys=False).encode()
 
     secrets = find_secrets(members + config_members + [Member("config/effective.yaml", data=effective_text)],
@@ -318,6 +333,7 @@ def export(results: str | Path, archive: str | Path, workdir: str | Path | None 
         "results": results.resolve().relative_to(workdir.resolve()).as_posix(),
         "config_files": [m.arcname for m in config_members],
         "snakemake_configfiles": command_line,
+        "workflow_config": own,
         "effective_config": "config/effective.yaml",
         "code_sha256": dict(sorted(code.items())),
         "not_included": left_out,
@@ -421,8 +437,59 @@ def import_archive(archive: str | Path, dest: str | Path = ".", force: bool = Fa
     summary = Summary(**{k: share["summary"][k] for k in ("tables", "judges", "metrics", "cache_entries")},
                       files=len(listed), bytes=sum(f["size"] for f in listed.values()))
     base = Path(share["results"]) / SHARE_DIR
-    files = " ".join(str(base / f) for f in share["snakemake_configfiles"])
     text = describe(summary, None, share.get("not_included", [])) + (
         f"\nverified {len(listed)} files; the sender's config files in {base / 'config'}\n"
-        f"rebuild: snakemake --cores 2 --configfile {files}   (snakemake -n: nothing to be done)")
+        f"rebuild: {rebuild_command(share, dest)}   (snakemake -n: nothing to be done)")
     return share, text
+
+
+REBUILD_CONFIG = "config/rebuild.yaml"  # under results/share/: written by import where needed
+
+
+def snakemake_config(workflow_config: Mapping, files: list[Mapping], overrides: Mapping | None = None) -> dict:
+    """The config a Snakemake run gets, in its key order (which every dict param's repr
+    follows): the ``--configfile`` files merged in order, then ``--config``; then the
+    workflow's ``config.yaml`` (``configfile:``) merged in, and the command line's again
+    over it. Keys first met in the command line's files come first (Snakemake 9,
+    ``Workflow.__init__`` and ``Workflow.configfile``)."""
+    import copy
+
+    from ..config import merge
+
+    over: dict = {}
+    for f in files:
+        merge(over, copy.deepcopy(dict(f)))
+    merge(over, copy.deepcopy(dict(overrides or {})))
+    config = copy.deepcopy(over)
+    merge(config, copy.deepcopy(dict(workflow_config)))
+    return merge(config, copy.deepcopy(over))
+
+
+def rebuild_command(share: Mapping, dest: str | Path = ".") -> str:
+    """The command that rebuilds the sender's results in ``dest`` with nothing to do. Where
+    the sender's ``--configfile`` files (in their order) over ``dest``'s config.yaml give the
+    sender's config in the sender's key order, those files; else (the sender's config.yaml
+    differs, or their command line had a ``--config`` value) ``config/rebuild.yaml``,
+    written here: the sender's config in their run's key order (:func:`snakemake_config`
+    over the bundle's own files, with ``effective.yaml``'s values). Paths relative to ``dest``."""
+    dest = Path(dest)
+    base = Path(share["results"]) / SHARE_DIR
+
+    def load(path: Path) -> dict:
+        return (yaml.safe_load((dest / path).read_text()) or {}) if (dest / path).is_file() else {}
+
+    def local(config: dict) -> dict:
+        return {k: v for k, v in config.items() if k not in MACHINE_LOCAL_KEYS}
+
+    files = [base / f for f in share["snakemake_configfiles"]]
+    own = share.get("workflow_config")
+    senders = snakemake_config(load(base / own) if own else load(Path("config.yaml")), [load(f) for f in files])
+    effective = load(base / share.get("effective_config", "config/effective.yaml"))
+    senders = local(snakemake_config({}, [senders, effective]))  # with their --config values
+    here = local(snakemake_config(load(Path("config.yaml")), [load(f) for f in files]))
+    if json.dumps(here, default=str) != json.dumps(senders, default=str):  # by content and key order
+        files = [base / REBUILD_CONFIG]
+        (dest / files[0]).write_text(yaml.safe_dump(senders, sort_keys=False))
+    program = ".venv/bin/snakemake" if (dest / ".venv/bin/snakemake").exists() else "snakemake"
+    command = f"{program} --cores 2" + (" --configfile " + " ".join(map(str, files)) if files else "")
+    return command if dest.resolve() == Path.cwd().resolve() else f"cd {shlex.quote(str(dest))} && {command}"

@@ -185,6 +185,19 @@ def summary(df: pd.DataFrame) -> pd.DataFrame:
                                                                         "modal_share", "near_constant"]]
 
 
+def panel_title(judge: str, dataset: str, d: pd.DataFrame) -> str:
+    """What the panel's tallest bar is: the modal share of exact answers, or for weighted
+    scores the share in the fullest half-point bin (their modal share, of exact values, can
+    be tiny while 97 % of the scores sit in one bin)."""
+    n = int(d["n"].max())
+    near = list(dict.fromkeys(d.loc[d["near_constant"].fillna(False).astype(bool), "dimension"]))
+    flagged = f"\nnear-constant: {', '.join(near)}" if near else ""
+    if judge.endswith(WEIGHTED_ROW):
+        return (f"{judge} on {dataset} (n={n}):\nfullest half-point bin {d['share'].max():.2f} "
+                f"(modal share of exact scores {d['modal_share'].max():.2f}){flagged}")
+    return f"{judge} on {dataset} (n={n}): max modal share {d['modal_share'].max():.2f}{flagged}"
+
+
 def plot(df: pd.DataFrame, path: str, fmt: str = "svg") -> None:
     """Small multiples: one panel per (judge, dataset, variant base), bars per answer
     and dimension; gold balance as hollow bars where the dataset has one."""
@@ -213,9 +226,7 @@ def plot(df: pd.DataFrame, path: str, fmt: str = "svg") -> None:
         width = 0.8 / (len(dims) + (1 if d["gold_share"].notna().any() else 0))
         for k, dim in enumerate(dims):
             g = d[d["dimension"] == dim].set_index("answer_name").reindex(answers)
-            flag = " (near-constant)" if bool(g["near_constant"].fillna(False).any()) else ""
-            ax.bar(np.arange(len(answers)) + k * width, g["share"].fillna(0), width,
-                   label=f"{dim[:5]}{flag}")
+            ax.bar(np.arange(len(answers)) + k * width, g["share"].fillna(0), width, label=dim)
         if d["gold_share"].notna().any():
             g = d.drop_duplicates("answer_name").set_index("answer_name").reindex(answers)
             ax.bar(np.arange(len(answers)) + len(dims) * width, g["gold_share"].fillna(0), width,
@@ -223,10 +234,9 @@ def plot(df: pd.DataFrame, path: str, fmt: str = "svg") -> None:
         ax.set_xticks(np.arange(len(answers)) + width * (len(dims) - 1) / 2)
         ax.set_xticklabels(answers, fontsize=7)
         ax.set_ylim(0, 1.05)
-        share = d["modal_share"].max()
-        ax.set_title(f"{judge} on {dataset}: max modal share {share:.2f} (n={int(d['n'].max())})", fontsize=8)
+        ax.set_title(panel_title(judge, dataset, d), fontsize=8)
         ax.tick_params(axis="y", labelsize=7)
-        ax.legend(fontsize=6, loc="upper left")
+        ax.legend(fontsize=6, loc="upper left", ncol=2 if len(dims) > 2 else 1)
     fig.tight_layout()
     fig.savefig(path, format=fmt, metadata={"Date": None} if fmt == "svg" else None, dpi=110)
     plt.close(fig)

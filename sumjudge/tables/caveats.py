@@ -17,6 +17,12 @@ Every numeric table (1-6) gets these columns (docs/tables.md):
 
 :func:`table_caveats` condenses them into the lines printed in LaTeX captions,
 on the overview page and in the report.
+
+:func:`run_caveats` says what a whole results directory is (a slice or the full data,
+which judges ran, which metrics, stand-ins) from its manifest alone: rule ``manifest``
+stores the lines in ``results/manifest.json`` (``caveats``), and the overview, the
+leaderboard page and the front page of ``snakemake --report`` print those, never the
+config of the command that renders them.
 """
 from __future__ import annotations
 
@@ -27,7 +33,7 @@ import pandas as pd
 
 from .behaviour import NEAR_CONSTANT_NOTE
 from .common import DATASET_LABELS
-from .rows import FACTUALITY_METRICS, SCORE_METRICS
+from .rows import FACTUALITY_METRICS, SCORE_METRICS, is_paper_model, metric_model
 
 PAPER_JUDGE_MODEL = "gpt-3.5-turbo-0301"
 NOT_IN_COPY = "published value not in this copy"
@@ -248,3 +254,66 @@ def table_caveats(df: pd.DataFrame, context: dict | None = None, threshold: floa
     if missing.any():
         lines.append(f"{int(missing.sum())} of {len(df)} cells: {NOT_IN_COPY} (or no paper counterpart).")
     return lines
+
+
+# --------------------------------------------------------------------------- a run's own
+
+LEARNED_NOT_RUN = ("Learned metrics not run (config metrics.run is empty): BERTScore, MoverScore, BARTScore, FactCC "
+                   "and DAE rows are absent; ROUGE only where configured.")
+
+
+def _data_line(config: dict[str, Any]) -> str:
+    subset = {k: v for k, v in (config.get("subset") or {}).items() if v}
+    if not subset:
+        return "Full datasets (no config subset)."
+    return ("A SLICE, not the paper's data: " + "; ".join(f"{k} " + ", ".join(f"{a} {b}" for a, b in v.items())
+                                                          for k, v in subset.items())
+            + " (config subset). Every number rests on these few units.")
+
+
+def ran_judges(manifest: dict[str, Any]) -> list[str]:
+    """The judges with outputs in the results (a judge only defined in the config never ran)."""
+    return [name for name, j in (manifest.get("judges") or {}).items() if (j or {}).get("outputs")]
+
+
+def stand_in_metrics(manifest: dict[str, Any]) -> list[str]:
+    """``BERTScore [models/tiny/minilm]``: each metric whose outputs a model other than the
+    paper's made (the manifest's ``model*`` values per metric output)."""
+    out = []
+    for key, entry in (manifest.get("metrics") or {}).items():
+        family = key.split("/")[0]
+        models = {k: v[0] for k, v in entry.items() if k.startswith("model") and isinstance(v, list) and v}
+        for spec in [*SCORE_METRICS, *FACTUALITY_METRICS.values()]:
+            model = metric_model(models, spec) if spec.column.startswith(family) else None
+            if model and not is_paper_model(model, spec):
+                out.append(f"{spec.name.split('_')[0]} [{model}]")
+    return list(dict.fromkeys(out))
+
+
+def run_caveats(manifest: dict[str, Any]) -> list[str]:
+    """What a reader must know before any number of a results directory, from its manifest
+    alone: the data (a slice, or the full datasets), each judge that ran (and that it is
+    not the paper's ChatGPT), the learned metrics not run or run on stand-in models."""
+    config = manifest.get("config") or {}
+    judges = table_context(config)["judges"]
+    ran = ran_judges(manifest)
+    lines = [_data_line(config)]
+    for j in ran:
+        lines.append("Judge " + judges.get(j, f"{j} (not the paper's ChatGPT)") + ".")
+    if not ran:
+        lines.append("No judge ran (config judge.run is empty).")
+    if (config.get("metrics") or {}).get("run") == []:
+        lines.append(LEARNED_NOT_RUN)
+    stand = stand_in_metrics(manifest)
+    if stand:
+        lines.append("Stand-in metric models (not the paper's numbers): " + ", ".join(stand) + ".")
+    return lines
+
+
+def rst_list(lines: list[str]) -> str:
+    """The lines as a reStructuredText bullet list, markup characters escaped (the
+    report's front page includes it: workflow/report/workflow.rst)."""
+    def escape(text: str) -> str:
+        return "".join("\\" + c if c in "\\*`|_[]" else c for c in text)
+
+    return "".join(f"- {escape(x)}\n" for x in lines)

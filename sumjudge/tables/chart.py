@@ -28,6 +28,8 @@ from ..catalog import LEVELS, TABLES
 from .published import load_published
 
 ALPHA = 0.05
+# what a correlation level's groups are (its n_groups; at dataset level: the summaries, n itself)
+GROUP_WORDS = {"sample": "document", "system": "system"}
 # the paper's Tables 1-5 (sumjudge/catalog.py): a Likert dataset's dimensions (alphabetical)
 # at three levels, an accuracy dataset's one column
 _PAPER = [s for t in TABLES.values() if t.kind in ("correlation", "accuracy") for s in t.specs]
@@ -154,6 +156,11 @@ def plot(df: pd.DataFrame, path: str, fmt: str | None = None) -> None:
         for ax, part, unit in ((ax_rho, d[d["table"].isin(("Table 1", "Table 2"))], "rho"),
                                (ax_pp, d[~d["table"].isin(("Table 1", "Table 2"))], "percentage points")):
             part = part.reset_index(drop=True)
+            if len(part) and part["status"].str.startswith("weighted score").all():
+                ax.set_axis_off()  # four "not run" boxes would say less than this
+                ax.text(0.5, 0.5, "weighted scores: the Likert\ntables (1-2) only", ha="center", va="center",
+                        fontsize=8, color="#444", transform=ax.transAxes)
+                continue
             y = np.arange(len(part))[::-1]
             m = part["margin"].astype(float)
             colors = ["#bbbbbb" if _flag(nc) else ("#2b8cbe" if v >= 0 else "#e34a33")
@@ -171,8 +178,9 @@ def plot(df: pd.DataFrame, path: str, fmt: str | None = None) -> None:
             labels = []
             for i, r in part.iterrows():
                 nn = "" if pd.isna(r["n"]) else f" n={int(r['n'])}"
-                if not pd.isna(r.get("n_groups")) and r["table"] in ("Table 1", "Table 2"):
-                    nn += f"/{int(r['n_groups'])}g"
+                if not pd.isna(r.get("n_groups")) and r.get("level") in GROUP_WORDS:
+                    k = int(r["n_groups"])
+                    nn += f" in {k} {GROUP_WORDS[r['level']]}{'s' if k != 1 else ''}"
                 if pd.isna(r["paper_margin"]):
                     nn += " (paper: n/a)"  # the published margin is not in this copy
                 labels.append(f"{r['column']}{nn}")
@@ -200,8 +208,9 @@ def plot(df: pd.DataFrame, path: str, fmt: str | None = None) -> None:
                 if part["table"][i] != part["table"][i - 1]:
                     ax.axhline(y[i] + 0.5, color="grey", linewidth=0.5, linestyle=":")
         ax_rho.set_title(f"{judge}: Tables 1-2, margin over the strongest other row", fontsize=9)
-        ax_pp.set_title(f"{judge}: Tables 3-5 (* p < {ALPHA})", fontsize=9)
-        ax_pp.legend(fontsize=6.5, loc="lower right")
+        ax_pp.set_title(f"Tables 3-5 (* p < {ALPHA})", fontsize=9)  # the judge: in the title on its left
+        if ax_pp.get_legend_handles_labels()[0]:
+            ax_pp.legend(fontsize=6.5, loc="lower right")
     fig.tight_layout()
     fig.savefig(path, format=fmt, metadata={"Date": None} if fmt == "svg" else None, dpi=100)
     plt.close(fig)

@@ -11,7 +11,9 @@ the versions of the libraries behind the numbers, each embedded judge model's
 file (sha256, quantization read from its GGUF header), each upstream data file
 (URL, mirror path, pinned and actual sha256), and for a working tree with
 uncommitted changes to tracked files the patch itself (``results/provenance/
-worktree.patch``) and its sha256. Template hashes use the judge's own
+worktree.patch``) and its sha256. ``caveats``: what a reader must know of the results as a whole
+(:func:`sumjudge.tables.caveats.run_caveats`; the pages and the report print them).
+Template hashes use the judge's own
 definition (:func:`sumjudge.judge.prompts.prompt_hash`), so they equal
 ``prompt_sha256`` in every ``{variant}.usage.json``.
 """
@@ -34,6 +36,7 @@ import pyarrow.parquet as pq
 
 from .. import __version__
 from ..io import parse_judge_path, read_meta, sha256_file, write_text
+from .caveats import run_caveats
 from .inputs import parse_metric_path
 from .settings import TableSettings
 from .workflow import config_digest
@@ -248,13 +251,19 @@ def worktree_patch(repo: str | Path, out_dir: str | Path | None) -> dict[str, An
     return info
 
 
-def invocation(command: str | None = None, config_files: list[str] | None = None) -> dict[str, Any]:
+def invocation(command: str | None = None, config_files: list[str] | None = None,
+               command_line: list[str] | None = None) -> dict[str, Any]:
     """The command line and config files of the Snakemake run (the manifest rule's param
-    ``invocation``, workflow/rules/tables.smk); this process's own command line without them."""
+    ``invocation``, workflow/rules/tables.smk); this process's own command line without them.
+    ``command_line``: the files of ``config_files`` given as ``--configfile`` (``from``: the
+    command line; any other, the workflow's ``configfile:``, its config.yaml)."""
     command = command or shlex.join(sys.argv)
     files = list(config_files or [])
+    cli = None if command_line is None else set(command_line)
     return {"command": command, "cwd": os.getcwd(),
-            "config_files": [{"file": f, "sha256": sha256_file(f) if Path(f).is_file() else None} for f in files]}
+            "config_files": [{"file": f, "sha256": sha256_file(f) if Path(f).is_file() else None}
+                             | ({} if cli is None else {"from": "command line" if f in cli else "workflow"})
+                             for f in files]}
 
 
 def build_manifest(config: dict[str, Any], repo: str | Path, prompts: list[str], judge_files: list[str],
@@ -303,7 +312,7 @@ def build_manifest(config: dict[str, Any], repo: str | Path, prompts: list[str],
                 now = next((h for k, h in prompt_hashes.items() if Path(k).name == used), None)
                 o["prompt_sha256_matches_template"] = now == o["prompt_sha256"] if now else None
     raw = raw_dir if raw_dir is not None else (Path(results_dir) / "raw" if results_dir else Path("results/raw"))
-    return {
+    manifest = {
         "invocation": invocation(**(run or {})),
         "libraries": library_versions(),
         "worktree": worktree_patch(repo, results_dir),
@@ -322,6 +331,8 @@ def build_manifest(config: dict[str, Any], repo: str | Path, prompts: list[str],
         "datasets": {Path(p).stem: {"file": p, "sha256": sha256_file(p), "meta": read_meta(p)}
                      for p in sorted(dataset_files)},
     }
+    manifest["caveats"] = run_caveats(manifest)  # what the pages and the report say the results are
+    return manifest
 
 
 def prompt_texts(prompts: list[str], manifest: dict[str, Any]) -> str:

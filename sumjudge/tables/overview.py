@@ -156,34 +156,12 @@ def caveat_box(lines: list[str], cls: str = "caveats") -> str:
         + "</ul></div>"
 
 
-def run_caveats(manifest: dict[str, Any], tables: dict[str, pd.DataFrame]) -> list[str]:
-    """The landing page's caveats: what data, which judge, which metrics."""
-    config = manifest.get("config") or {}
-    lines = []
-    subset = {k: v for k, v in (config.get("subset") or {}).items() if v}
-    if subset:
-        lines.append("A SLICE, not the paper's data: " + "; ".join(
-            f"{k} " + ", ".join(f"{a} {b}" for a, b in v.items()) for k, v in subset.items())
-            + " (config subset). Every number below rests on these few units.")
-    else:
-        lines.append("Full datasets (no config subset).")
-    from .caveats import table_context
+def landing_caveats(manifest: dict[str, Any], tables: dict[str, pd.DataFrame]) -> list[str]:
+    """The landing page's caveats: the results' own (their manifest's ``caveats``: what data,
+    which judges, which metrics), then each near-constant judge the tables flag."""
+    from .caveats import run_caveats as from_manifest
 
-    judges = table_context(config)["judges"]
-    run = ((config.get("judge") or {}).get("run")) or []
-    for j in run:
-        lines.append("Judge " + judges.get(str(j), f"{j} (not the paper's ChatGPT)") + ".")
-    if not run:
-        lines.append("No judge ran (config judge.run is empty).")
-    metrics = (config.get("metrics") or {}).get("run")
-    if metrics == []:
-        lines.append("Learned metrics not run (config metrics.run is empty): BERTScore, MoverScore, BARTScore, "
-                     "FactCC and DAE rows are absent; ROUGE only where configured.")
-    elif metrics:
-        stand = sorted({r for t in tables.values() if "model_note" in t for r, n in zip(t["row"], t["model_note"])
-                        if isinstance(n, str) and n.startswith("stand-in")})
-        if stand:
-            lines.append("Stand-in metric models (not the paper's numbers): " + ", ".join(stand) + ".")
+    lines = list(manifest.get("caveats") or from_manifest(manifest))
     near = sorted({f"{r} ({d})" for t in tables.values() if "near_constant" in t
                    for r, d, f in zip(t["row"], t["dataset"], t["near_constant"]) if _flag(f)})
     if near:
@@ -220,11 +198,11 @@ def render(tables: dict[str, pd.DataFrame], chart_svg: str, judge_vs_best: pd.Da
              "names a judge).</p>",
              "<nav class='toc'><b>Contents</b><ol>" + "".join(f"<li><a href='#{k}'>{_e(t)}</a></li>" for k, t in toc)
              + "</ol></nav>",
-             "<h2 id='caveats'>Caveats</h2>", caveat_box(run_caveats(manifest, tables)),
+             "<h2 id='caveats'>Caveats</h2>", caveat_box(landing_caveats(manifest, tables)),
              "<h2 id='chart'>The 28-column view: judge minus the strongest other row</h2>",
              "<p>Tables 1-2 in correlation points, Tables 3-5 in percentage points; hollow bars and diamonds: the "
-             "paper's published margin for ChatGPT; n per column (g: documents or systems); grey: near-constant "
-             "judge. Data: judge_vs_best.csv.</p>", chart_svg,
+             "paper's published margin for ChatGPT; n per column, and the documents or systems it spans; grey: "
+             "near-constant judge. Data: judge_vs_best.csv.</p>", chart_svg,
              "<details><summary>Chart data</summary>", plain_table(judge_vs_best), "</details>",
              "<h2 id='behaviour'>The judge's own answers</h2>",
              f"<p>Share of each answer per judge and dataset (base prompt), beside the human gold balance where "
@@ -250,8 +228,8 @@ def render(tables: dict[str, pd.DataFrame], chart_svg: str, judge_vs_best: pd.Da
             parts.append(numeric_table(df[df["dimension"] != "invalid_rate"], 3, bold=False))
         else:
             parts.append(numeric_table(df, 4 if key in ("table3", "table4", "table5") or _accuracy(df) else 3))
-    parts += ["<h2 id='usage'>Requests, tokens and cost</h2>", plain_table(usage)]
-    judges = manifest.get("judges", {})
+    parts += ["<h2 id='usage'>Requests, tokens and cost</h2>", usage_section(usage)]
+    judges = {j: v for j, v in manifest.get("judges", {}).items() if v.get("outputs")}  # those that ran
     rows = [{"judge": j, "served model ids": ", ".join(v.get("served_model_ids", [])),
              "configured model": (v.get("config") or {}).get("model")} for j, v in judges.items()]
     parts += ["<h2 id='judges'>Judges</h2>", plain_table(pd.DataFrame(rows)),
@@ -274,6 +252,26 @@ def render(tables: dict[str, pd.DataFrame], chart_svg: str, judge_vs_best: pd.Da
               f"<pre>{_e(yaml.safe_dump(manifest.get('config', {}), sort_keys=False))}</pre>",
               "</body></html>"]
     return "\n".join(parts)
+
+
+# the cost table's columns a reader needs, by the usage table's (tables/replies.py usage_table) names
+USAGE_SHOWN = {"judge": "judge", "dataset": "dataset", "variant": "prompt", "units": "units",
+               "requests_sent": "requests sent", "cache_hits": "from the cache", "input_tokens": "input tokens",
+               "output_tokens": "output tokens", "cost_usd": "USD"}
+
+
+def usage_section(usage: pd.DataFrame) -> str:
+    """What each judge run cost, in the columns a reader needs, then every column of
+    usage.csv folded away."""
+    if usage is None or usage.empty:
+        return "<p>No judge ran.</p>"
+    shown = usage[[c for c in USAGE_SHOWN if c in usage]].rename(columns=USAGE_SHOWN)
+    return ("<p>Per judge, dataset and prompt: the units judged, the requests sent now and the replies taken from "
+            "the cache (a run from a full cache sends none). Requests and cache hits can be fewer than units: "
+            "units with the same prompt (a summary repeated in a document) share one request. USD: the judge's "
+            "configured prices (0 for an embedded judge, empty when no price is set).</p>"
+            + plain_table(shown) + "<details><summary>Every column of usage.csv</summary>" + plain_table(usage)
+            + "</details>")
 
 
 def _accuracy(df: pd.DataFrame) -> bool:

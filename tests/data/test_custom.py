@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from sumjudge.data.custom import file_columns, prepare
+from sumjudge.data.custom import check_header, file_columns, prepare
 from sumjudge.data.readers import DataError
 from support import harness
 from support.fake_openai import FakeOpenAIServer
@@ -256,6 +256,30 @@ def test_missing_column(tmp_path, fmt):
     where = {"csv": "line 1 (header)", "jsonl": "line 1", "parquet": "schema"}[fmt]
     assert f", {where}: missing column" in msg and "'summary_1'" in msg
     assert "a pairwise dataset needs the columns pair_id, article, summary_0, summary_1, label" in msg
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_the_dry_run_check_names_a_missing_column_as_the_rule_would(tmp_path, fmt):
+    """common.smk calls check_header before any job (a dry run too): the rule's own line
+    (file, where, column, fix) and the config key that names the file."""
+    recs = [{k: v for k, v in r.items() if k != "summary_1"} for r in RECORDS["pairwise"]]
+    path = write(tmp_path / f"x.{fmt}", recs)
+    msg = check_header("mine", {"protocol": "pairwise", "dimensions": ()}, path)
+    with pytest.raises(DataError) as err:
+        prepare(path, "pairwise")
+    if fmt != "jsonl":  # prepare reads a JSONL file line by line: its message names the column alone
+        assert msg.startswith(str(err.value))
+    assert "missing column(s) 'summary_1'" in msg and msg.endswith("(config key custom_datasets.mine.path)")
+    assert "\n" not in msg
+    complete = write(tmp_path / f"ok.{fmt}", RECORDS["pairwise"])
+    assert check_header("mine", {"protocol": "pairwise"}, complete) is None
+
+
+def test_the_dry_run_check_names_a_missing_file_unless_its_table_is_prepared(tmp_path):
+    kwargs = {"protocol": "likert", "dimensions": ("quality",)}
+    msg = check_header("mine", kwargs, tmp_path / "nothere.csv")
+    assert msg.startswith(f"{tmp_path / 'nothere.csv'}: no such file (config key custom_datasets.mine.path")
+    assert check_header("mine", kwargs, tmp_path / "nothere.csv", prepared=True) is None
 
 
 def test_missing_dimension_column_names_the_config(tmp_path):

@@ -4,13 +4,14 @@ import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 import yaml
 
 from sumjudge.config import ConfigError, validate
-from sumjudge.metrics.loading import ModelUnavailable, resolve_model, split_sentences
+from sumjudge.metrics.loading import ModelUnavailable, resolve_model, split_sentences, unavailable_message
 from sumjudge.metrics.units import (Side, answer_questions, assemble, claims_for, mean_over_references,
                                     pairwise_choice, sides_for)
 from support.harness import REPO
@@ -151,3 +152,21 @@ def test_longest_first_batches_cover_every_index_once_longest_first():
     batches = list(longest_first_batches([3, 9, 1, 9, 5], batch_size=2, desc="t", progress=False))
     # lengths 9, 9 (ties in input order), then 5, 3, then 1
     assert batches == [[1, 3], [4, 0], [2]]
+
+
+def test_the_download_command_is_one_the_installed_hub_client_accepts(tmp_path, monkeypatch):
+    """huggingface_hub 0.34+ ships `hf` (this environment: no `huggingface-cli`); an older one
+    `huggingface-cli`: the message names the one beside this Python."""
+    import shutil
+
+    here = Path(sys.executable).parent
+    expected = "hf" if (here / "hf").is_file() else "huggingface-cli"
+    assert f"`{expected} download roberta-large --local-dir models/roberta-large`" in \
+        unavailable_message("roberta-large", "metrics.bertscore.model")
+    old = tmp_path / "bin"
+    old.mkdir()
+    (old / "huggingface-cli").write_text("#!/bin/sh\n")
+    monkeypatch.setattr(sys, "executable", str(old / "python"))
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    assert "`huggingface-cli download facebook/bart-large --local-dir models/bart-large`" in \
+        unavailable_message("facebook/bart-large", "metrics.bartscore.models.bart")

@@ -3,6 +3,7 @@ export / verify / import, and, through Snakemake, a collaborator's clone that
 reruns nothing, only a new judge's jobs, only the edited prompt's jobs, nothing
 after touching every file, and only ROUGE's jobs after a change in the ROUGE code."""
 import base64
+import copy
 import gzip
 import io
 import json
@@ -17,6 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from sumjudge.config import merge
 from sumjudge.share import archive as share
 from sumjudge.share.code import code_digest, code_files
 from sumjudge.share.status import report, stale_outputs
@@ -158,7 +160,81 @@ def test_import_writes_the_share_config_and_says_how_to_run_with_it(shared):
     assert (dest / "results/share/config/effective.yaml").is_file()
     assert (dest / "results/share/sumjudge-share.json").is_file()
     assert "verified" in shared["import_text"]
-    assert "--configfile results/share/config/00-slice.yaml" in shared["import_text"]
+    # this "clone" has no config.yaml, the files alone do not give the sender's config: rebuild.yaml does
+    assert "--configfile results/share/config/rebuild.yaml   (snakemake -n: nothing to be done)" in \
+        shared["import_text"]
+    assert yaml.safe_load((dest / "results/share/config/rebuild.yaml").read_text())["judges"]["fake"]["model"] == \
+        "fake-model"
+
+
+def _moved_results(tmp_path: Path, senders_config: dict, marked: bool) -> Path:
+    """results/ made by `snakemake --configfile slice.yaml` in a checkout at another path
+    (the manifest names /elsewhere/... files): as when results are copied, moved, or
+    exported again after an import. ``marked``: the manifest says which file came from
+    the command line (``from``); an older one does not."""
+    results = _write_results(tmp_path)
+    run = tmp_path / "elsewhere"
+    run.mkdir()
+    (run / "slice.yaml").write_text("subset: {tldr: {units: 5}}\n")
+    (run / "config.yaml").write_text(yaml.safe_dump(senders_config, sort_keys=False))
+    m = json.loads((results / "manifest.json").read_text())
+    m["config"] = merge(copy.deepcopy(senders_config), {"subset": {"tldr": {"units": 5}}})  # as Snakemake ran
+    files = [{"file": str(run / "slice.yaml"), "sha256": "x"}, {"file": str(run / "config.yaml"), "sha256": "y"}]
+    if marked:
+        files[0]["from"], files[1]["from"] = "command line", "workflow"
+    m["invocation"] = {"config_files": files}
+    (results / "manifest.json").write_text(json.dumps(m))
+    shutil.rmtree(run)  # gone from this machine: export reads the files beside results/ instead
+    (results.parent / "slice.yaml").write_text("subset: {tldr: {units: 5}}\n")
+    (results.parent / "config.yaml").write_text(yaml.safe_dump(senders_config, sort_keys=False))
+    return results
+
+
+@pytest.mark.parametrize("marked", [True, False])
+def test_the_rebuild_command_leaves_out_a_config_yaml_equal_to_the_clones_wherever_it_was(tmp_path, marked):
+    ours = yaml.safe_load((REPO / "config.yaml").read_text())
+    results = _moved_results(tmp_path, ours, marked)
+    archive = tmp_path / "share.tar.gz"
+    listed, _ = share.export(results, archive, environ={})
+    assert listed["snakemake_configfiles"] == ["config/00-slice.yaml"]
+    assert listed["workflow_config"] == "config/01-config.yaml"
+    dest = tmp_path / "clone"
+    dest.mkdir()
+    shutil.copy(REPO / "config.yaml", dest / "config.yaml")
+    assert share.rebuild_command(share.import_archive(archive, dest)[0], dest) == \
+        f"cd {dest} && snakemake --cores 2 --configfile results/share/config/00-slice.yaml"
+
+
+def test_a_different_senders_config_yaml_gives_a_rebuild_file_in_their_runs_key_order(tmp_path):
+    """Their config.yaml differs from the clone's (a seed): `--configfile` cannot replace the
+    clone's own config.yaml, and putting theirs first reorders every dict param (Snakemake
+    compares reprs); rebuild.yaml holds their config in the order their run had it."""
+    theirs = yaml.safe_load((REPO / "config.yaml").read_text())
+    theirs["tables"]["seed"] = 7
+    results = _moved_results(tmp_path, theirs, marked=True)
+    archive = tmp_path / "share.tar.gz"
+    share.export(results, archive, environ={})
+    dest = tmp_path / "clone"
+    dest.mkdir()
+    shutil.copy(REPO / "config.yaml", dest / "config.yaml")
+    (dest / ".venv/bin").mkdir(parents=True)
+    (dest / ".venv/bin/snakemake").write_text("")
+    command = share.rebuild_command(share.import_archive(archive, dest)[0], dest)
+    assert command.endswith(".venv/bin/snakemake --cores 2 --configfile results/share/config/rebuild.yaml")
+    rebuilt = yaml.safe_load((dest / "results/share/config/rebuild.yaml").read_text())
+    assert list(rebuilt)[0] == "subset" and rebuilt["subset"] == {"tldr": {"units": 5}}  # the slice's keys first
+    assert rebuilt["tables"]["seed"] == 7 and "mirror" not in rebuilt
+    order = [k for k in theirs if k in rebuilt and k != "subset"]
+    assert list(rebuilt)[1:] == order
+
+
+def test_snakemake_config_orders_keys_as_snakemake_does():
+    """Keys met first in the command line's files come first, then config.yaml's own."""
+    workflow = {"a": 1, "judges": {"q": {"m": 1}, "g": {"m": 2}}, "subset": {}}
+    files = [{"subset": {"tldr": 5}}, {"judges": {"fake": {"m": 3}}, "a": 2}]
+    config = share.snakemake_config(workflow, files, {"mirror": "x"})
+    assert list(config) == ["subset", "judges", "a", "mirror"] and config["a"] == 2
+    assert list(config["judges"]) == ["fake", "q", "g"]
 
 
 def _member(archive: Path, name: str) -> bytes:

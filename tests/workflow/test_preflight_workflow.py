@@ -69,3 +69,21 @@ def test_a_run_stops_in_onstart_and_unlock_is_not_stopped(tmp_path, no_xml_parse
     assert "bertscore:" not in terminal and "metrics.bertscore.model" not in terminal
     unlock = harness.snakemake(wd, "--unlock", configfiles=[harness.CONFIG], cwd=wd, env=no_xml_parser, timeout=300)
     assert unlock.returncode == 0 and "before any job" not in unlock.stdout + unlock.stderr, unlock.stderr[-2000:]
+
+
+def test_the_cost_estimates_dry_run_checks_only_what_the_estimate_needs(tmp_path, no_xml_parser):
+    """`snakemake -n -f results/judge/cost_estimate.csv` with the default config, the hub out
+    of reach and no XML::Parser: the estimate reads the data tables and the prompts, so neither
+    the learned metrics' models nor Perl stop it; plain `snakemake -n` is stopped by both."""
+    wd = tmp_path / "wd"
+    wd.mkdir()
+    env = {**no_xml_parser, "HF_HUB_OFFLINE": "1"}
+    mirror = [f"mirror={MIRROR}"] if MIRROR.is_dir() else []
+    out = harness.snakemake(wd, "-n", "-f", "results/judge/cost_estimate.csv", configfiles=[harness.CONFIG],
+                            config=mirror, cwd=wd, env=env, timeout=120)
+    terminal = out.stdout + out.stderr
+    assert out.returncode == 0 and "before any job" not in terminal, terminal[-3000:]
+    assert re.search(r"(?m)^judge_cost_estimate\s+1$", terminal) and not re.search(r"(?m)^(metric|rouge)\s", terminal)
+    out = harness.snakemake(wd, "-n", configfiles=[harness.CONFIG], config=mirror, cwd=wd, env=env, timeout=120)
+    terminal = assert_stopped_before_any_job(out, wd)
+    assert "metrics.bertscore.model" in terminal

@@ -101,3 +101,14 @@ def test_tables_stage_an_unreadable_input_table(tmp_path):
     (tmp_path / "results/data/mine.parquet").write_bytes(b"not a parquet file")  # newer than its input: kept
     out = run(tmp_path, {}, "results/tables/mine.csv", rows=rows)
     assert_one_line(out, tmp_path / "logs/tables/mine.log", "results/data/mine.parquet")
+
+
+def test_the_dry_run_stops_on_a_missing_column_naming_the_config_file(tmp_path):
+    """Before any job, on `snakemake -n` too: the rule's own one line (file, header, column,
+    fix), led by the config file that names the dataset; no Snakemake traceback."""
+    out = run(tmp_path, {}, "-n", "results/data/mine.parquet", rows=ROWS.drop(columns="quality"))
+    assert out.returncode != 0
+    lines = [x for x in (out.stdout + out.stderr).splitlines() if x and not x.startswith(("Using ", "Config file"))]
+    assert lines == ["user.yaml: data/mine.csv, line 1 (header): missing column(s) 'quality'; a "
+                     "likert dataset needs the columns doc_id, system, article, summary, quality (the last ones "
+                     "from `dimensions`): add or rename the column(s) (config key custom_datasets.mine.path)"], lines

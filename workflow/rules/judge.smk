@@ -15,14 +15,15 @@ from sumjudge.judge.spec import JudgeConfigError, judge_job_resources, judge_res
 try:  # name -> JudgeSettings; rules pass them to jobs as plain dicts (to_dict: what Snakemake compares)
     JUDGES = judge_specs(config)
 except JudgeConfigError as err:
-    raise WorkflowError(str(err)) from None
+    config_stop(err)
 
 JUDGE_CFG = config["judge"]
 JUDGE_RUN = list(JUDGE_CFG["run"])
 if [j for j in JUDGE_RUN if j not in JUDGES]:
-    raise WorkflowError(
+    config_stop(
         f"config key 'judge.run': {', '.join(repr(j) for j in JUDGE_RUN if j not in JUDGES)} not defined "
-        f"under 'judges'; defined: {', '.join(map(repr, JUDGES)) or '(none)'}")
+        f"under 'judges'; defined: {', '.join(map(repr, JUDGES)) or '(none)'}; define it there (its `model`, "
+        "`base_url` and `api_key_env`, as config.yaml's commented examples; docs/judge.md) or run a defined one")
 
 # judge.datasets among `datasets`, and every dataset beyond the paper in `datasets` (docs/data.md)
 JUDGE_DATASETS = _jt.judged_datasets(DATASETS, JUDGE_CFG)

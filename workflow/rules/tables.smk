@@ -27,7 +27,13 @@ from sumjudge.tables.workflow import (
 )
 
 
-report: "../report/workflow.rst"
+# The report's front page says what the results are from their own manifest (the list rule
+# `manifest` writes to results/provenance/caveats.rst, which workflow.rst includes), never
+# from the config of the `snakemake --report` call; before there is one it says so.
+CAVEATS_RST = f"{RESULTS}/provenance/caveats.rst"
+
+
+report: "../report/workflow.rst" if Path(CAVEATS_RST).is_file() else "../report/workflow_no_results.rst"
 
 
 TABLE_SETTINGS = TableSettings.from_config(config).as_dict()
@@ -40,7 +46,8 @@ _argv = list(_sys.argv)
 if _argv and _argv[0].endswith(_os.path.join("snakemake", "__main__.py")):  # `python -m snakemake ...`
     _argv[:1] = [_sys.executable, "-m", "snakemake"]
 MANIFEST_INVOCATION = _SimpleNamespace(command=_shlex.join(_argv),
-                                       config_files=[_os.path.abspath(f) for f in workflow.configfiles])
+                                       config_files=[_os.path.abspath(f) for f in workflow.configfiles],
+                                       command_line=[_os.path.abspath(f) for f in workflow.overwrite_configfiles])
 TABLES_DIR = f"{RESULTS}/tables"
 # a user's dataset (custom_datasets) has its own table, results/tables/<name>.csv/.tex, of its protocol's kind
 # and so does a built-in dataset beyond the paper named in `datasets` (docs/data.md)
@@ -245,6 +252,7 @@ rule manifest:
                      category="Provenance", labels={"what": "uncommitted changes"}),
         prompts=report(f"{RESULTS}/provenance/prompts.txt", caption="../report/prompts.rst",
                        category="Provenance", labels={"what": "prompt texts"}),
+        caveats=CAVEATS_RST,
     log:
         "logs/tables/manifest.log",
     params:
@@ -294,17 +302,18 @@ rule leaderboard:
     ranks, the alt-test, cost and time (docs/statistics.md, "The judge leaderboard")."""
     input:
         tables=CHART_CSVS + CUSTOM_CSVS,
+        manifest=f"{RESULTS}/manifest.json",  # the run's caveats (a slice, which judges, which metrics)
         data=[dataset_table(d) for d in _LB_DATASETS],
         judges=judge_files(JUDGE_OUTPUTS, _LB_DATASETS, question_variants(_LB_DATASETS, DATASET_SPECS))
         + judge_files(SWAPPED_OUTPUTS),
     output:
-        csv=report(f"{LEADERBOARD_DIR}/leaderboard.csv", caption="../report/overview.rst", category="Leaderboard",
+        csv=report(f"{LEADERBOARD_DIR}/leaderboard.csv", caption="../report/leaderboard.rst", category="Leaderboard",
                    labels={"what": "leaderboard", "format": "CSV"}),
         tex=f"{LEADERBOARD_DIR}/leaderboard.tex",
-        html=report(f"{LEADERBOARD_DIR}/leaderboard.html", caption="../report/overview.rst", category="Leaderboard",
+        html=report(f"{LEADERBOARD_DIR}/leaderboard.html", caption="../report/leaderboard.rst", category="Leaderboard",
                     labels={"what": "leaderboard", "format": "HTML"}),
         svg=f"{LEADERBOARD_DIR}/frontier.svg",
-        png=report(f"{LEADERBOARD_DIR}/frontier.png", caption="../report/overview.rst", category="Leaderboard",
+        png=report(f"{LEADERBOARD_DIR}/frontier.png", caption="../report/leaderboard.rst", category="Leaderboard",
                    labels={"what": "frontier", "format": "PNG"}),
         summary=f"{LEADERBOARD_DIR}/summary.csv",
         pairs=f"{LEADERBOARD_DIR}/pairs.csv",

@@ -1,0 +1,65 @@
+"""`python -m sumjudge.judge.estimate` as a user runs it after the slice: config.yaml read
+first (an override file alone works, as with Snakemake), and data prepared for another
+`subset` refused in one line instead of priced as if it were the configured run."""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+import yaml
+
+from sumjudge.io import write_parquet
+from sumjudge.judge.estimate import main
+from support.harness import CONFIG, REPO
+from support.judge_units import summeval_units
+
+OPENAI = {"judges": {"gpt-4.1-mini": {"model": "gpt-4.1-mini", "base_url": "https://api.openai.com/v1",
+                                      "api_key_env": "OPENAI_API_KEY", "price_input_per_1k": 0.0004,
+                                      "price_output_per_1k": 0.0016}},
+          "judge": {"run": ["gpt-4.1-mini"]}}
+
+
+@pytest.fixture
+def checkout(tmp_path, monkeypatch):
+    """A workflow folder whose results/data/summeval.parquet was prepared by the slice
+    (subset summeval: {docs: 3}), with the user's override file beside config.yaml."""
+    config = yaml.safe_load(CONFIG.read_text())
+    config["datasets"] = ["summeval"]
+    config["judge"].update(datasets=["summeval"], summeval_variants=["base"])
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
+    (tmp_path / "my_openai.yaml").write_text(yaml.safe_dump(OPENAI))
+    (tmp_path / "slice.yaml").write_text("subset: {summeval: {docs: 3}}\n")
+    shutil.copytree(REPO / "prompts", tmp_path / "prompts")
+    units = summeval_units(12).assign(system=lambda d: d["unit_id"].str.split("/").str[1])
+    write_parquet(units, tmp_path / "results/data/summeval.parquet",
+                  {"dataset": "summeval", "options": {"subset": {"summeval": {"docs": 3}}}})
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_the_full_config_is_not_priced_on_the_slices_data(checkout, capsys):
+    assert main(["--configfile", "my_openai.yaml"]) == 1
+    out = capsys.readouterr()
+    assert out.out == "" and "Traceback" not in out.err
+    lines = out.err.splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("error: not priced: results/data/summeval.parquet holds a slice (docs: 3) of "
+                               "summeval, the config asks for all of it")
+    assert lines[0].endswith("snakemake --cores 1 --configfile my_openai.yaml -f results/judge/cost_estimate.csv")
+
+
+def test_an_override_file_alone_prices_the_data_its_config_prepared(checkout, capsys):
+    """config.yaml first, then the files in order (no KeyError: 'datasets')."""
+    assert main(["--configfile", "slice.yaml", "my_openai.yaml"]) == 0
+    rows = [x.split() for x in capsys.readouterr().out.splitlines()]
+    mini = next(r for r in rows if r[:1] == ["gpt-4.1-mini"] and "summeval" in r)
+    assert mini[2:5] == ["summeval", "base", "12"]  # dataset, variant, requests: the 12 prepared units
+    assert any(r[:1] == ["qwen-1.5b"] for r in rows)  # config.yaml's judges are priced too
+
+
+def test_a_config_error_is_one_line_naming_the_file(checkout, capsys):
+    (checkout / "bad.yaml").write_text("judges: {mine: {model: m, api_key: sk-NOT-A-KEY}}\n")
+    assert main(["--configfile", "bad.yaml"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: bad.yaml: config key 'judges.mine.api_key' is not allowed here")
+    assert len(err.splitlines()) == 1 and "sk-NOT-A-KEY" not in err
