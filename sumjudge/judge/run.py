@@ -23,7 +23,7 @@ from .client import RequestLayer
 from .endpoint import Connection, Endpoint, endpoint_for
 from .errors import EmbeddedError, FatalJudgeError
 from .offline import with_context
-from .transport import Request, Result, Stats, Transport, estimate_tokens
+from .transport import CacheOnly, Request, Result, Stats, Transport, estimate_tokens
 from .prompts import Template, check_template, load_template, prompt_hash, unit_fields
 from .spec import UNCAPPED_OUTPUT_TOKENS, JudgeSettings, usage_tokens
 from .targets import swap_pairs
@@ -190,7 +190,7 @@ def judge_dataset(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", variant: s
     spec, cache, label, requests = job.spec, job.cache, job.label, job.requests
     bar = Progress(len(requests), label, spec, enabled=progress)
     missing = [r for r in requests if cache.get(r.key) is None]  # verified; damaged entries quarantined
-    layer: Transport
+    layer: Transport = CacheOnly(spec, cache, on_result=bar)  # all cached: no client, no server, no key
     try:
         if missing:
             source = job.sender(missing)
@@ -202,10 +202,9 @@ def judge_dataset(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", variant: s
             except EmbeddedError as err:  # no model file, or the server did not start
                 raise with_context(err, label, len(missing), len(requests), cache.quarantined) from None
         else:
-            layer = RequestLayer(spec, "(cache only)", "", cache, on_result=bar)
-            results = layer.run(requests)  # all cache hits: no client, no server
+            results = layer.run(requests)
     finally:
-        bar.close(layer.stats if "layer" in locals() else Stats())
+        bar.close(layer.stats)
     labels = label_entries(job.planned, results, cache)
     table = build_table(df, job.dataset, job.planned, results, spec, labels)
     usage = usage_summary(table, layer.stats, spec, job.dataset.name, variant, job.template, time.monotonic() - t0)

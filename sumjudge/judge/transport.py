@@ -400,7 +400,21 @@ class Transport:
             self.on_result(result, self.stats)
 
 
-__all__ = ["Transport", "Request", "Result", "Stats", "split_cached", "request_body", "completion_dict",
+class CacheOnly(Transport):
+    """A job whose requests were all cached when it began: answers from the cache, and
+    has no client, no server and no key to send with."""
+
+    def __init__(self, spec: JudgeSettings, cache: ResponseCache,
+                 on_result: Callable[[Result, Stats], None] | None = None):
+        super().__init__(spec, "", "", cache, on_result)
+
+    def send(self, todo: dict[str, Request]) -> dict[str, Result]:
+        raise FatalJudgeError("cache_changed", f"judge '{self.spec.name}': {len(todo)} request(s) were cached "
+                                               f"when this job began and are not now (the cache under "
+                                               f"{self.cache.root} changed meanwhile); run the job again")
+
+
+__all__ = ["Transport", "CacheOnly", "Request", "Result", "Stats", "split_cached", "request_body", "completion_dict",
            "classify", "classify_status", "error_fields", "error_text", "invalid_request_message",
            "fatal_message", "scrub", "parse_duration", "retry_after_headers", "estimate_tokens",
            "TRANSIENT", "PER_UNIT", "FATAL", "PARAM_KEYS"]
