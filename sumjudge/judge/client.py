@@ -98,8 +98,8 @@ class RequestLayer(Transport):
     def __init__(self, spec: JudgeSettings, base_url: str, api_key: str, cache: ResponseCache,
                  on_result: Callable[[Result, Stats], None] | None = None,
                  sleep: Callable[[float], Any] = asyncio.sleep,
-                 health: Callable[[], str | None] | None = None):
-        super().__init__(spec, base_url, api_key, cache, on_result)
+                 health: Callable[[], str | None] | None = None, stats: Stats | None = None):
+        super().__init__(spec, base_url, api_key, cache, on_result, stats)
         self._sleep = sleep
         self._health = health  # a local server: says why it died, so we stop instead of retrying
         self.pacer = Pacer(spec.requests_per_minute, spec.tokens_per_minute)

@@ -18,12 +18,12 @@ import pandas as pd
 
 from .. import datasets as _ds
 from .cache import LegacyKeys, ResponseCache, request_key
-from .batch import BatchRunner
 from .client import RequestLayer
 from .endpoint import Connection, Endpoint, endpoint_for
 from .errors import EmbeddedError, FatalJudgeError
 from .offline import with_context
-from .transport import Request, Result, Stats, Transport, estimate_tokens
+from .openai_batch import openai_batches
+from .transport import CacheOnly, Request, Result, Stats, Transport, estimate_tokens
 from .prompts import Template, check_template, load_template, prompt_hash, unit_fields
 from .spec import UNCAPPED_OUTPUT_TOKENS, JudgeSettings, usage_tokens
 from .score_mode import apply_modes, asked_mode, fallback_reason, mode_counts
@@ -136,10 +136,16 @@ class Progress:
 def transport_for(spec: JudgeSettings, conn: Connection, cache: ResponseCache, *,
                   on_result: Callable[[Result, Stats], None] | None = None, label: str = "",
                   progress: bool = True) -> Transport:
-    """The judge's transport (``judges.<name>.mode``): the Batch API, or live requests."""
-    if spec.mode == "batch":
-        return BatchRunner(spec, conn.url, conn.api_key, cache, on_result=on_result, label=label, progress=progress)
-    return RequestLayer(spec, conn.url, conn.api_key, cache, on_result=on_result, health=conn.health)
+    """The judge's transport (``judges.<name>.mode``): live requests, or the Batch API with
+    the live transport as its fall-back (``batch.fallback: live``), both counting in one
+    :class:`Stats`."""
+    stats = Stats()  # one set of counters, whichever of the two sends
+    live = RequestLayer(spec, conn.url, conn.api_key, cache, on_result=on_result, health=conn.health, stats=stats)
+    if spec.mode != "batch":
+        return live
+    fallback = live if spec.batch.fallback == "live" else None
+    return openai_batches(spec, conn.url, conn.api_key, cache, fallback=fallback, stats=stats, on_result=on_result,
+                          label=label, progress=progress)
 
 
 @dataclass
@@ -191,7 +197,7 @@ def judge_dataset(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", variant: s
     spec, cache, label, requests = job.spec, job.cache, job.label, job.requests
     bar = Progress(len(requests), label, spec, enabled=progress)
     missing = [r for r in requests if cache.get(r.key) is None]  # verified; damaged entries quarantined
-    layer: Transport
+    layer: Transport = CacheOnly(spec, cache, on_result=bar)  # all cached: no client, no server, no key
     try:
         if missing:
             source = job.sender(missing)
@@ -203,10 +209,9 @@ def judge_dataset(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", variant: s
             except EmbeddedError as err:  # no model file, or the server did not start
                 raise with_context(err, label, len(missing), len(requests), cache.quarantined) from None
         else:
-            layer = RequestLayer(spec, "(cache only)", "", cache, on_result=bar)
-            results = layer.run(requests)  # all cache hits: no client, no server
+            results = layer.run(requests)
     finally:
-        bar.close(layer.stats if "layer" in locals() else Stats())
+        bar.close(layer.stats)
     labels = label_entries(job.planned, results, cache)
     table = apply_modes(build_table(df, job.dataset, job.planned, results, spec, labels), spec, job.dataset, label)
     usage = usage_summary(table, layer.stats, spec, job.dataset.name, variant, job.template, time.monotonic() - t0)
@@ -234,8 +239,8 @@ def submit_batches(df: pd.DataFrame, dataset: "str | _ds.DatasetSpec", variant: 
         return {"judge": job.spec.name, "label": job.label, "requests": len(requests), "not_cached": 0,
                 "batches": [], "submitted_now": 0, "chunks_held_back": 0, "estimated_input_tokens": 0}
     with job.sender(missing).connect() as conn:
-        return BatchRunner(job.spec, conn.url, conn.api_key, job.cache, label=job.label,
-                           progress=False).submit(requests)
+        return openai_batches(job.spec, conn.url, conn.api_key, job.cache, label=job.label,
+                              progress=False).submit(requests)
 
 
 def no_content_reason(entry: dict[str, Any]) -> str | None:

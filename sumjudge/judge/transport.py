@@ -3,14 +3,16 @@
 A :class:`Transport` takes a judge's requests and returns one :class:`Result` per
 request: what the cache holds is answered at once, the misses go out through the
 transport (:class:`sumjudge.judge.client.RequestLayer`: live chat completions;
-:class:`sumjudge.judge.batch.BatchRunner`: the Batch API), each reply is cached the
-moment it arrives, and :attr:`Transport.stats` says what this run did. Which server
-answers is decided before, once, by the judge's endpoint (:mod:`sumjudge.judge.endpoint`).
+:class:`sumjudge.judge.batch.BatchRunner`: the Batch API; :class:`CacheOnly`: none, for
+a job whose requests are all cached), each reply is cached the moment it arrives, and
+:attr:`Transport.stats` says what this run did (one :class:`Stats` may be handed to a
+transport and its fall-back). Which server answers is decided before, once, by the
+judge's endpoint (:mod:`sumjudge.judge.endpoint`).
 
-Shared by both transports: the request body (a live request and a batch line carry the
+Shared by the transports: the request body (a live request and a batch line carry the
 same one), how an error answer is classified (``TRANSIENT`` is retried, ``PER_UNIT``
 ends that unit ``api_error``, ``FATAL`` stops the judge) and the messages that name
-the config key to fix, and the token estimate.
+the config key to fix (the Batch API's among them), and the token estimate.
 """
 from __future__ import annotations
 
@@ -348,6 +350,59 @@ def fatal_message(spec: JudgeSettings, base_url: str, kind: str, message: str | 
     return f"judge '{name}': {kind} error from {base_url}: {message}"
 
 
+def fatal_error(spec: JudgeSettings, base_url: str, kind: str, fields: dict[str, Any], message: str | None,
+                first: bool = True) -> FatalJudgeError | None:
+    """The failure that stops the judge for a classified error ``kind`` (``fields``: the
+    error body's :func:`error_fields`), or None when the error is not fatal."""
+    if kind == "invalid_request":
+        return InvalidRequest(invalid_request_message(spec, fields, base_url, first))
+    if kind in FATAL:
+        return FatalJudgeError(kind, fatal_message(spec, base_url, kind, message))
+    return None
+
+
+def batch_token_limit_message(spec: JudgeSettings, base_url: str, batch_id: str, detail: str) -> str:
+    """A batch refused at OpenAI's enqueued-token limit: that limit, and the settings that keep under it."""
+    name = spec.name
+    budget = spec.batch.max_enqueued_tokens
+    return (f"judge '{name}': batch {batch_id} was refused at {base_url}: the enqueued-token limit "
+            f"for model {spec.model!r} is reached ({detail}). OpenAI counts the input tokens of "
+            "all of your organisation's batches in flight for that model against this limit, per usage "
+            "tier. Nothing was billed and every reply already collected is cached: run the same "
+            "command again once batches in flight have finished, set "
+            f"judges.{name}.batch.max_enqueued_tokens (now {budget if budget is not None else 'null, no limit'}) "
+            "below that limit so fewer of this judge's batches are in flight at once, lower "
+            f"judges.{name}.batch.max_requests so each batch holds fewer tokens, or set "
+            f"judges.{name}.mode: live")
+
+
+def batch_failed_message(spec: JudgeSettings, base_url: str, batch_id: str, detail: str) -> str:
+    """A batch that failed the server's validation as a whole."""
+    name = spec.name
+    return (f"judge '{name}': batch {batch_id} failed validation at {base_url} ({detail}); check "
+            f"judges.{name}.model and the request settings, or set judges.{name}.mode: live")
+
+
+def batch_api_message(spec: JudgeSettings, base_url: str, kind: str, message: str, journal: Any) -> str:
+    """A call of the Batch API (files, batches) that failed for good: what is safe, and how to resume."""
+    return (f"judge '{spec.name}': the Batch API at {base_url} failed ({kind}): {message}. Submitted batches "
+            f"are in the journal under {journal}: run again to resume")
+
+
+def batch_pending_message(spec: JudgeSettings, label: str, running: list[Any], held: int, journal: Any) -> str:
+    """``batch.wait: false`` and batches in flight (``running``: each with ``id``, ``status``,
+    ``completed``, ``total``; ``held``: chunks the budget holds back): when to come back."""
+    name = spec.name
+    lines = ", ".join(f"{b.id} ({b.status}, {b.completed}/{b.total if b.total is not None else '?'} done)"
+                      for b in running)
+    waiting = (f"; {held} more chunk(s) wait for room under judges.{name}.batch."
+               f"max_enqueued_tokens = {spec.batch.max_enqueued_tokens}" if held else "")
+    return (f"judge '{name}' ({label}): {len(running)} batch(es) in flight: {lines}{waiting}. "
+            f"judges.{name}.batch.wait is false, so this rule stops without outputs. Run the same "
+            f"snakemake command again later: it collects finished batches from the journal under "
+            f"{journal} and submits nothing twice.")
+
+
 def estimate_tokens(text: str) -> int:
     """~4 characters per token (English, GPT-style BPE); for pacing and cost estimates."""
     return max(1, math.ceil(len(text) / 4))
@@ -362,13 +417,13 @@ class Transport:
     per request as its answer is known (the progress bar)."""
 
     def __init__(self, spec: JudgeSettings, base_url: str, api_key: str, cache: ResponseCache,
-                 on_result: Callable[[Result, Stats], None] | None = None):
+                 on_result: Callable[[Result, Stats], None] | None = None, stats: Stats | None = None):
         self.spec = spec
         self.base_url = base_url
         self._api_key = api_key
         self.cache = cache
         self.on_result = on_result
-        self.stats = Stats()
+        self.stats = stats if stats is not None else Stats()  # shared by a transport and its fall-back
 
     def run(self, requests: list[Request]) -> list[Result]:
         results, todo, duplicates = split_cached(requests, self.cache, self.stats, self._notify)
@@ -387,20 +442,30 @@ class Transport:
 
     def fatal_error(self, kind: str, fields: dict[str, Any], message: str | None,
                     first: bool = True) -> FatalJudgeError | None:
-        """The failure that stops the judge for a classified error ``kind`` (``fields``:
-        the error body's :func:`error_fields`), or None when the error is not fatal."""
-        if kind == "invalid_request":
-            return InvalidRequest(invalid_request_message(self.spec, fields, self.base_url, first))
-        if kind in FATAL:
-            return FatalJudgeError(kind, self.fatal_message(kind, message))
-        return None
+        """:func:`fatal_error` for this transport's judge and server."""
+        return fatal_error(self.spec, self.base_url, kind, fields, message, first)
 
     def _notify(self, result: Result) -> None:
         if self.on_result:
             self.on_result(result, self.stats)
 
 
-__all__ = ["Transport", "Request", "Result", "Stats", "split_cached", "request_body", "completion_dict",
+class CacheOnly(Transport):
+    """A job whose requests were all cached when it began: answers from the cache, and
+    has no client, no server and no key to send with."""
+
+    def __init__(self, spec: JudgeSettings, cache: ResponseCache,
+                 on_result: Callable[[Result, Stats], None] | None = None):
+        super().__init__(spec, "", "", cache, on_result)
+
+    def send(self, todo: dict[str, Request]) -> dict[str, Result]:
+        raise FatalJudgeError("cache_changed", f"judge '{self.spec.name}': {len(todo)} request(s) were cached "
+                                               f"when this job began and are not now (the cache under "
+                                               f"{self.cache.root} changed meanwhile); run the job again")
+
+
+__all__ = ["Transport", "CacheOnly", "Request", "Result", "Stats", "split_cached", "request_body", "completion_dict",
            "classify", "classify_status", "error_fields", "error_text", "invalid_request_message",
-           "fatal_message", "scrub", "parse_duration", "retry_after_headers", "estimate_tokens",
+           "fatal_message", "fatal_error", "batch_token_limit_message", "batch_failed_message", "batch_api_message",
+           "batch_pending_message", "scrub", "parse_duration", "retry_after_headers", "estimate_tokens",
            "TRANSIENT", "PER_UNIT", "FATAL", "PARAM_KEYS"]
