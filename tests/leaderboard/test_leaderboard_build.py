@@ -245,6 +245,9 @@ def test_latex_and_page_render(board):
     assert "greyed (no rank, alt-test not tested): parse rate 0.500 (6 of 12 units) under 0.95" in html
     assert "LOO " in html and "Tables 1-5 0.900" in html and "passes 0 of 0" not in html
     assert html.count('<svg class="loo"') == 1 and "rank r (range a-b)" in html          # the figure, the glossary
+    # the figure: every row's LOO value (a dot) in every column, humans and judges on one axis
+    assert html.count("<circle") == int(out["cells"]["loo_value"].notna().sum())
+    assert "expert0 (LOO)</text>" in html and "humans (blue) and judges (orange)" in html
 
 
 def test_unknown_cost_and_time_stay_unknown_and_local_cost_is_wall_time():
@@ -379,3 +382,18 @@ def test_repeats_feed_one_aggregate_to_every_number_of_the_cell(tmp_path):
             assert rep["n_samples"] == 3 and mean["n_samples"] == 1
             assert rep["sample_variance"] == pytest.approx(np.var(np.stack(per_dim[dim], axis=1), axis=1, ddof=1).mean())
             assert rep["dispersion"] == pytest.approx(np.std(np.stack(per_dim[dim])))
+
+
+def test_the_frontier_says_so_with_fewer_than_two_points(tmp_path):
+    """Issue 34: a frontier of one point with overlapping labels; now one point is said in words,
+    two or more are drawn with their names (and no price glued to the label)."""
+    from sumjudge.leaderboard.render import frontier
+
+    one = pd.DataFrame([{"row": "a", "kind": "judge", "seconds_per_1k": 10.0, "mean_rank": 1.0, "usd_per_1k": 0.1}])
+    frontier(one, str(tmp_path / "one.svg"))
+    text = (tmp_path / "one.svg").read_text()
+    assert "no frontier to draw" in text and "Judge frontier" not in text
+    two = pd.concat([one, one.assign(row="b", seconds_per_1k=20.0, mean_rank=2.0)])
+    frontier(two, str(tmp_path / "two.svg"))
+    text = (tmp_path / "two.svg").read_text()
+    assert "Judge frontier: time against mean rank" in text and "USD/1k" not in text
