@@ -45,7 +45,8 @@ CHANGED = {("cells", "value"): E1, ("cells", "ci_low"): E1, ("cells", "ci_high")
 def frames(tmp_path_factory, prepared):
     root = tmp_path_factory.mktemp("before")
     inp = sc.write(root, prepared("summeval"))
-    return build(inp["tables"], inp["data"], inp["judges"], BUILTIN, TableSettings(permutation_resamples=sc.RESAMPLES),
+    return build(inp["tables"], inp["data"], inp["judges"], BUILTIN,
+                 TableSettings(permutation_resamples=sc.RESAMPLES, bootstrap_resamples=sc.RESAMPLES),
                  LeaderboardSettings.from_config({}), {"alpha": JudgePricing(False), "beta": JudgePricing(True, 3.6)})
 
 

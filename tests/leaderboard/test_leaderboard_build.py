@@ -341,6 +341,9 @@ def test_tldr_both_orders_in_the_cell(tmp_path):
     human = c[c["kind"] == "human"].iloc[0]
     assert "one label per unit" in human["note"]
     assert "flip 50% (flagged &gt; 10%)" in render(c, out["summary"], out["pairs"])
+    # both orders were asked and paid: the swapped run is costed too (review N14)
+    s = out["summary"].set_index("row").loc["j"]
+    assert s["units"] == 8 and s["usd_total"] == pytest.approx(0.02) and s["wall_s"] == pytest.approx(20.0)
 
 
 def test_tldr_longer_preference_for_the_judge_and_the_humans(tmp_path):
