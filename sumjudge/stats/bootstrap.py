@@ -171,7 +171,7 @@ def level_resamples(x: np.ndarray, y: np.ndarray, plan: BootBoth, method: str = 
     system level over its documents and systems (Boot-Both, Deutsch, Dror and Roth 2021).
     The sample level reuses each document's correlation and the system level each
     document's sums, so a resample costs a matrix product, not a correlation per row."""
-    from .matrix import _pairwise, corr_last
+    from .matrix import _pairwise, corr_last, tie_safe
 
     x, y = _pairwise(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
     counts = np.zeros(plan.docs.shape)
@@ -188,7 +188,7 @@ def level_resamples(x: np.ndarray, y: np.ndarray, plan: BootBoth, method: str = 
         mx = np.where(k > 0, (counts @ np.where(valid, x, 0.0)) / k, np.nan)
         my = np.where(k > 0, (counts @ np.where(valid, y, 0.0)) / k, np.nan)
     rows = np.arange(plan.n_resamples)[:, None]
-    system = corr_last(mx[rows, plan.systems], my[rows, plan.systems], method)[0]
+    system = corr_last(tie_safe(mx[rows, plan.systems]), tie_safe(my[rows, plan.systems]), method)[0]
     return {"sample": sample, "system": system, "dataset": _dataset_level(x, y, counts, plan, method)}
 
 

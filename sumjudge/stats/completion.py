@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .matrix import corr_last
+from .matrix import corr_last, tie_safe
 
 
 def worst_answers(reference, lo: float, hi: float) -> np.ndarray:
@@ -67,8 +67,8 @@ def system_completion(judge: np.ndarray, invalid: np.ndarray, human: np.ndarray,
     c, i = counted[:, cols], inv[:, cols]
     base = np.where(c & ~i, judge[:, cols], 0.0).sum(axis=0)
     n, k = (c & ~i).sum(axis=0), i.sum(axis=0)
-    mh = np.where(c, human[:, cols], 0.0).sum(axis=0) / c.sum(axis=0)
-    m = (base + np.where(i, judge[:, cols], 0.0).sum(axis=0)) / (n + k)
+    mh = tie_safe(np.where(c, human[:, cols], 0.0).sum(axis=0) / c.sum(axis=0))
+    m = tie_safe((base + np.where(i, judge[:, cols], 0.0).sum(axis=0)) / (n + k))
     ranges = {s: ((base[s] + k[s] * lo) / (n[s] + k[s]), (base[s] + k[s] * hi) / (n[s] + k[s]))
               for s in np.flatnonzero(k > 0)}
     m = _descend(m, mh, ranges, method, max_passes)

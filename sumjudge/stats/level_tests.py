@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .matrix import LEVELS, _pearson_last, corr_last, levels_stack, rank_last
+from .matrix import LEVELS, _pearson_last, corr_last, levels_stack, rank_last, tie_safe
 from .paired import EXACT_MAX, _from_counts, exact_floor, normal_from_null, patterns, sign_flip
 from .permutation import PermutationResult, cell_swap_masks, level_schemes, null_distributions, standardize
 from .ranked import swapped_spearman
@@ -42,7 +42,7 @@ def sample_test(xs, zs, ys, method: str) -> PermutationResult:
 def _system_means(m: np.ndarray) -> np.ndarray:
     ok = ~np.isnan(m)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(ok.any(axis=0), np.where(ok, m, 0.0).sum(axis=0) / ok.sum(axis=0), np.nan)
+        return tie_safe(np.where(ok.any(axis=0), np.where(ok, m, 0.0).sum(axis=0) / ok.sum(axis=0), np.nan))
 
 
 def _fast_ranks(m: np.ndarray) -> np.ndarray:
