@@ -15,8 +15,9 @@ COLORS = {"human": "#1f77b4", "judge": "#ff7f0e"}
 
 
 def _points(part: pd.DataFrame) -> pd.DataFrame:
-    """The rows with a leave-one-out value, labelled short (a human by its annotator's name)."""
-    keep = part[part["loo_value"].notna()].reset_index(drop=True)
+    """The rows with a leave-one-out value, humans first, labelled short (a human by its annotator's name)."""
+    keep = part[part["loo_value"].notna()]
+    keep = keep.iloc[np.argsort((keep["kind"] != "human").to_numpy(), kind="stable")].reset_index(drop=True)
     names = keep["annotator"] if "annotator" in keep else pd.Series([np.nan] * len(keep))
     label = [f"{a} (LOO)" if k == "human" and isinstance(a, str) else str(r)
              for k, a, r in zip(keep["kind"], names, keep["row"])]
