@@ -30,7 +30,7 @@ svg = Path(o.svg).read_text()
 caveats = json.loads(Path(snakemake.input.manifest).read_text()).get("caveats", [])  # the run's own (a slice, ...)
 write_text(page(out["cells"], out["summary"], out["pairs"], svg[svg.find("<svg"):], caveats), o.html)
 for _, s in out["summary"].iterrows():
-    log.info("%s: %s alt-test columns, %s within the human range, mean rank %s, %s USD per 1000 units",
-             s["row"], s["alt_passes"], s["within_human_loo"], s.get("mean_rank"), s.get("usd_per_1k"))
+    log.info("%s: alt-test %s, %s, mean rank %s, %s USD per 1000 units",
+             s["row"], s["alt_passes"], s["close_to_humans"], s.get("mean_rank"), s.get("usd_per_1k"))
 for col, g in (out["pairs"].groupby("column") if len(out["pairs"]) else []):
-    log.info("%s: %d of %d judge pairs separable at 95%%", col, int((g["p_adjusted"] < 0.05).sum()), len(g))
+    log.info("%s: %d of %d judge pairs separable at 5%%", col, int((g["p_one_sided_adjusted"] < 0.05).sum()), len(g))

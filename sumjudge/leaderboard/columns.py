@@ -1,34 +1,31 @@
-"""The leaderboard's columns and, per column, the facts its verdicts are drawn from
-(docs/statistics.md, "The judge leaderboard").
+"""The leaderboard's columns from the files a run wrote (docs/statistics.md, "The judge
+leaderboard"): per dataset, the in-memory inputs of :mod:`.inputs` built from its spec
+and prepared table, its judge rows' answers (units x samples) and what each cell shows
+beside its verdicts (the Tables 1-5 value, both orders, length bias, the samples), and
+then the verdict path of :mod:`.frames`.
 
 One computation per table kind, asked of the registry and the protocol objects: a
 protocol scored per dimension gives three correlation columns per dimension (sample,
-system, dataset); any other gives one accuracy column per question. Every dataset of the
-run brings its columns, built-in or a user's. Per column and judge row: its table cell,
-how many units it answered validly, its answers' modal share, its value on the humans'
-leave-one-out ruler, the paired test against every other row and the alt-test's inputs;
-per column, the human rows.
+system, dataset); any other gives one accuracy column per question.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..datasets import DatasetSpec
-from ..stats.accuracy import correctness, score_ties
-from ..stats.gates import modal_share
 from ..stats.matrix import LEVELS
-from ..stats.paired import cluster_paired_accuracy
-from ..stats.permutation import paired_correlation_test
+from ..stats.repeats import aggregate_samples, sample_variance
 from ..tables.accuracy import aligned_predictions, decisions
 from ..tables.correlation import table_name
 from ..tables.settings import TableSettings
 from . import humans as hum
-from . import repeats as rep
-from .common import frame, length_bias, matrix
-from .evidence import DatasetEvidence, RowRun, samples
+from .common import length_bias
+from .evidence import DatasetEvidence, samples
+from .frames import column
+from .inputs import LabelInput, ScoreInput
+from .verdicts import ColumnResult
 
 
 @dataclass(frozen=True)
@@ -42,11 +39,6 @@ class Column:
     gold: str            # the gold column of the human labels
     variant: str = "base"  # the prompt variant that answers it
 
-    @property
-    def alt_key(self) -> str:
-        """The alt-test's column: a scored dimension once (its units), an accuracy column itself."""
-        return self.name if self.level == "accuracy" else f"{self.label} {self.dimension}"
-
 
 def columns_of(spec: DatasetSpec) -> list[Column]:
     """The leaderboard columns of one dataset, from its spec."""
@@ -59,117 +51,88 @@ def columns_of(spec: DatasetSpec) -> list[Column]:
                    "accuracy", gold, variant) for gold, dim, variant in qs]
 
 
-@dataclass
-class JudgeFacts:
-    """One judge row in one column, before any verdict."""
-
-    row: str
-    judge: str
-    cell: dict                       # value, n, ci_low, ci_high (the table's)
-    n_units: int                     # the units (or decisions) of the column
-    n_valid: int                     # ... the row answered validly (after aggregating its samples)
-    modal_share: float               # of its valid answers
-    loo_value: float = float("nan")
-    extra: dict = field(default_factory=dict)   # orders, repeats, length bias
-    answers: np.ndarray | None = None           # per alt-test unit (NaN: no valid answer)
-
-
-@dataclass
-class ColumnFacts:
-    column: Column
-    judges: dict[str, JudgeFacts]
-    humans: list[dict]                           # the human rows (leave-one-out or a note)
-    test: Callable[[str, str], object]           # paired test of two rows on their common units
-    people: hum.People | None = None             # gate labels, the alt-test's annotators (None: none, why)
-
-    @property
-    def alt(self) -> hum.AltInputs | None:
-        return self.people.alt if self.people else None
-
-    @property
-    def note(self) -> str:
-        return self.people.note if self.people else ""
-
-
-# ------------------------------------------------------------------ correlation columns (per dimension)
-
-def likert_columns(ev: DatasetEvidence, dim: str, ts: TableSettings, board) -> list[ColumnFacts]:
-    """The three columns (sample, system, dataset) of one dimension."""
-    spec, data, margin = ev.spec, ev.data, board.longer_margin
-    d2, docs, systems = frame(spec, data)
-    human = matrix(d2, data[dim].to_numpy(float), docs, systems)
-    m = {r: samples(rr.run, rr.column(dim), data["unit_id"]) for r, rr in _rows(ev)}   # units x samples
-    per_row = {r: rep.aggregate(v, "score") for r, v in m.items()}
-    jm = {r: matrix(d2, v, docs, systems) for r, v in per_row.items()}
-    people = hum.likert_humans(spec, data, dim, d2, docs, systems, jm, ts, margin)
-    cache: dict = {}
-
-    def test(a, b):
-        if (a, b) not in cache:
-            cache[(a, b)] = paired_correlation_test(jm[a], jm[b], human, ts.permutation_resamples, ts.seed,
-                                                    ts.method, ts.undefined, ts.permutation_by_level())
-        return cache[(a, b)]
-
-    reps = {r: rep.likert_repeats(v, d2, docs, systems, human, ts) for r, v in m.items()}
-    out = []
-    for col in [c for c in columns_of(spec) if c.dimension == dim]:
-        judges = {r: _likert_judge(ev, r, rr, col, per_row[r], people, reps[r][col.level], margin)
-                  for r, rr in _rows(ev)}
-        out.append(ColumnFacts(col, judges, people.rows(col.level), lambda a, b, _lv=col.level: test(a, b)[_lv],
-                               people))
-    return out
-
-
 def _rows(ev: DatasetEvidence, variant: str = "base"):
     return [(r, rr) for (r, v), rr in ev.rows.items() if v == variant]
 
 
-def _likert_judge(ev, row, rr: RowRun, col: Column, agg, people, reps: dict, margin) -> JudgeFacts:
-    valid = ~np.isnan(agg)
-    extra = {**reps, **length_bias(ev.spec, ev.data, agg, margin)}
-    return JudgeFacts(row, rr.judge, ev.cell(row, col.dimension, col.level), len(agg), int(valid.sum()),
-                      modal_share(agg), people.judge_loo(row, col.level), extra, agg)
+def _repeats(m: np.ndarray) -> dict:
+    return {"n_samples": m.shape[1], "sample_variance": sample_variance(m)[0] if m.shape[1] > 1 else np.nan}
+
+
+# ------------------------------------------------------------------ correlation columns (per dimension)
+
+def score_input(spec: DatasetSpec, data, dim: str) -> ScoreInput:
+    a = spec.annotators
+    names, lab = (a.matrix(data, dim) if a is not None and a.identified else ((), None))
+    human = "" if lab is not None else ("one score per unit: no leave-one-out human row" if a is None else
+                                        "anonymous rating slots: no leave-one-out row (their order within a unit "
+                                        "is arbitrary)")
+    return ScoreInput(spec.name, spec.label, dim, data[spec.cluster_column].astype(str).to_numpy(),
+                      data[spec.system_column].astype(str).to_numpy(), data[dim].to_numpy(float), lab, tuple(names),
+                      tuple(float(x) for x in spec.likert_scale), hum.why_not_tested(spec), table_name(spec), human)
+
+
+def likert_columns(ev: DatasetEvidence, dim: str, ts: TableSettings, board) -> ColumnResult:
+    """The three columns (sample, system, dataset) of one dimension."""
+    spec, data = ev.spec, ev.data
+    inp = score_input(spec, data, dim)
+    answers, extras = {}, {}
+    for r, rr in _rows(ev):
+        m = samples(rr.run, rr.column(dim), data["unit_id"])
+        answers[r] = m
+        lb = length_bias(spec, data, aggregate_samples(m, "mean"), board.longer_margin)
+        extras[r] = {lv: {**_repeats(m), **lb, "judge": rr.judge,
+                          "table_value": ev.cell(r, dim, lv).get("value", np.nan)} for lv in LEVELS}
+    res = column(inp, answers, ts, board, extras)
+    if inp.annotators is not None:
+        biases = {n: length_bias(spec, data, inp.annotators[:, k], board.longer_margin) for k, n in enumerate(inp.names)}
+        res.cells = [{**c, **biases.get(c.get("annotator"), {})} if c["kind"] == "human" else c for c in res.cells]
+    return res
 
 
 # ------------------------------------------------------------------ accuracy columns (per question)
 
-def accuracy_column(ev: DatasetEvidence, col: Column, ts: TableSettings, board) -> ColumnFacts:
-    spec, data, margin = ev.spec, ev.data, board.longer_margin
-    tie = spec.proto.tie_answer
-    dec = decisions(data, spec, col.gold, ts.pairwise_labels)
-    if tie is not None and ts.pairwise_ties == "decided":
-        dec = dec[dec["gold"] != tie].reset_index(drop=True)
-    gold, clusters = dec["gold"].to_numpy(float), dec["cluster"].to_numpy()
-    label = spec.label_columns[0]
-    rows = _rows(ev, col.variant)
-    correct, reps = {}, {}
-    for r, rr in rows:
-        m = samples(rr.run, label, dec["unit_id"], lambda s, _rr=rr: aligned_predictions(s, dec, spec, _rr.run.path))
-        pred = rep.aggregate(m, "label")
-        c = correctness(pred, gold, "drop")
-        correct[r] = score_ties(c, pred, gold, tie, ts.pairwise_ties) if tie is not None else c
-        reps[r] = rep.accuracy_repeats(m, correct[r], clusters, ts)
+def label_input(spec: DatasetSpec, data, col: Column, ts: TableSettings) -> tuple[LabelInput, object]:
+    """The column's input and its units (a frame with ``unit_id``: the rows, or a per-item protocol's items)."""
     units = hum.unit_decisions(data, spec, col.gold)
-    answers = {r: rep.aggregate(samples(rr.run, label, units["unit_id"],
-                                        lambda s, _rr=rr: aligned_predictions(s, units, spec, _rr.run.path)),
-                                "label") for r, rr in rows}
-    people = hum.label_humans(spec, data, col, answers, ts, margin, board.alt_test.min_instances, units)
-    judges = {}
-    for r, rr in rows:
-        extra = {**reps[r], **hum.orders(ev, rr, col),
-                 **(length_bias(spec, data, answers[r], margin) if not spec.proto.per_item else {})}
-        judges[r] = JudgeFacts(r, rr.judge, ev.cell(r, col.dimension, col.level), len(answers[r]),
-                               int((~np.isnan(answers[r])).sum()), modal_share(answers[r]), people.judge_loo(r),
-                               extra, answers[r])
+    a = spec.annotators
+    if spec.proto.per_item:
+        dec_unit, gold, clusters = np.arange(len(units)), units["gold"].to_numpy(float), units["cluster"].to_numpy()
+    else:
+        dec = decisions(data, spec, col.gold, ts.pairwise_labels)
+        pos = {u: i for i, u in enumerate(units["unit_id"])}
+        dec_unit, gold = dec["unit_id"].map(pos).to_numpy(int), dec["gold"].to_numpy(float)
+        clusters = data[spec.cluster_column].astype(str).to_numpy()
+    names, votes = a.matrix(data, col.gold, spec.proto.per_item) if a is not None and a.identified else ((), None)
+    counts = a.votes(data, col.gold, spec.proto.per_item) if a is not None and not a.identified else None
+    human = ("one label per unit: no leave-one-out human row" if a is None else
+             "anonymous votes with a tie answer: no leave-one-out row" if not a.identified
+             and spec.proto.tie_answer is not None else "")
+    return LabelInput(spec.name, spec.label, col.name, np.asarray(clusters).astype(str),
+                      hum.reference(data, spec, col.gold, units), dec_unit, gold, votes, tuple(names), counts,
+                      spec.proto.tie_answer, hum.why_not_tested(spec), col.table, col.dimension, human), units
 
-    def test(a, b):
-        return cluster_paired_accuracy(correct[a], correct[b], clusters, ts.permutation_resamples, ts.seed)
 
-    return ColumnFacts(col, judges, people.rows(), test, people)
+def accuracy_column(ev: DatasetEvidence, col: Column, ts: TableSettings, board) -> ColumnResult:
+    spec, data = ev.spec, ev.data
+    inp, units = label_input(spec, data, col, ts)
+    label = spec.label_columns[0]
+    answers, extras = {}, {}
+    for r, rr in _rows(ev, col.variant):
+        m = samples(rr.run, label, units["unit_id"], lambda s, _rr=rr: aligned_predictions(s, units, spec, _rr.run.path))
+        answers[r] = m
+        lb = {} if spec.proto.per_item else length_bias(spec, data, aggregate_samples(m, "mode"), board.longer_margin)
+        extras[r] = {**_repeats(m), **hum.orders(ev, rr, col), **lb, "judge": rr.judge,
+                     "table_value": ev.cell(r, col.dimension, col.level).get("value", np.nan)}
+    res = column(inp, answers, ts, board, extras)
+    if not spec.proto.per_item and inp.annotators is None:   # the one label per unit: its length bias
+        lb = length_bias(spec, data, inp.reference, board.longer_margin)
+        res.cells = [{**c, **lb} if c["kind"] == "human" else c for c in res.cells]
+    return res
 
 
-def dataset_columns(ev: DatasetEvidence, ts: TableSettings, board) -> list[ColumnFacts]:
+def dataset_columns(ev: DatasetEvidence, ts: TableSettings, board) -> list[ColumnResult]:
     """Every column of one dataset, in the registry's order (``board``: LeaderboardSettings)."""
     if ev.spec.proto.per_dimension:
-        return [f for d in sorted(ev.spec.dimensions) for f in likert_columns(ev, d, ts, board)]
+        return [likert_columns(ev, d, ts, board) for d in sorted(ev.spec.dimensions)]
     return [accuracy_column(ev, c, ts, board) for c in columns_of(ev.spec)]

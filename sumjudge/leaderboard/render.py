@@ -1,6 +1,7 @@
-"""The leaderboard's views: LaTeX, the HTML page and the frontier (the CSV frames are the
-build's own). Judge cells print the judge's leave-one-out value beside the humans' (one
-ruler); the Tables 1-5 value stays as its own, labelled part."""
+"""The leaderboard's views: LaTeX, the HTML page (with one leave-one-out figure per
+dataset) and the frontier; the CSV frames are the build's own. A judge cell prints its
+value with its interval (one estimand: the per-unit aggregate), its leave-one-out value
+beside the humans' (one ruler), whether it is close to them, its rank, the alt-test."""
 from __future__ import annotations
 
 import html
@@ -9,9 +10,10 @@ import math
 import pandas as pd
 
 from ..tables.latex import escape, fit
+from .figure import dataset_figure
 
-SUMMARY_VIEW = [("row", "Row"), ("alt_passes", "Alt-test"), ("within_human_loo", "Within human LOO range"),
-                ("mean_rank", "Mean rank"), ("usd_per_1k", "USD / 1000 units"),
+SUMMARY_VIEW = [("row", "Row"), ("alt_passes", "Alt-test"), ("close_to_humans", "Close to the humans"),
+                ("mean_rank", "Mean rank"), ("ranked", "Ranked"), ("usd_per_1k", "USD / 1000 units"),
                 ("seconds_per_1k", "Seconds / 1000 units"), ("flags", "Flags")]
 
 
@@ -25,33 +27,57 @@ def _int(v) -> str:
     return "" if v is None or pd.isna(v) else str(int(v))
 
 
+def _text(r, key: str) -> str:
+    v = r.get(key)
+    return v if isinstance(v, str) else ""
+
+
+def _rank(r) -> str:
+    if not pd.isna(r["rank_group"]):
+        span = (f" (range {int(r['rank_low'])}-{int(r['rank_high'])})"
+                if not pd.isna(r.get("rank_high")) and r.get("rank_high") != r.get("rank_low") else "")
+        note = f" ({r['rank_note']})" if _text(r, "rank_note") else ""
+        return f"rank {int(r['rank_group'])}{span}{note}"
+    return f"no rank: {r['rank_reason']}" if _text(r, "rank_reason") else ""
+
+
+def _close(r) -> str:
+    if pd.isna(r.get("loo_value")):
+        return "LOO n/a"
+    out = f"LOO {fmt(r['loo_value'])}"
+    if not pd.isna(r.get("loo_low")):
+        out += f" [{fmt(r['loo_low'])}, {fmt(r['loo_high'])}]"
+    verdict = _text(r, "close_verdict")
+    if verdict and not pd.isna(r.get("close_low")):
+        verdict += f" (LOO - humans' {r['close_diff']:+.3f} [{r['close_low']:+.3f}, {r['close_high']:+.3f}])"
+    twin = f"; twin of {r['twin']}" if _text(r, "twin") else ""
+    return f"{out}: {verdict}{twin}" if verdict else out + twin
+
+
 def judge_text(r) -> str:
-    """A judge cell: its leave-one-out value, the Tables 1-5 value, its rank or why not, the alt-test."""
-    parts = [f"LOO {fmt(r['loo_value'])}" if not pd.isna(r["loo_value"]) else "LOO n/a",
-             f"Tables 1-5 {fmt(r['value'])} [{fmt(r['ci_low'])}, {fmt(r['ci_high'])}] n={_int(r['n'])}"]
+    """A judge cell: value [interval], leave-one-out and closeness, rank, alt-test, Tables 1-5 value."""
+    parts = [f"{fmt(r['value'])} [{fmt(r['ci_low'])}, {fmt(r['ci_high'])}] n={_int(r['n'])}", _close(r)]
+    if not pd.isna(r.get("spa", float("nan"))):
+        parts.append(f"SPA {fmt(r['spa'])}")
     if not pd.isna(r.get("flip_rate", float("nan"))):
         parts.append(f"flip {r['flip_rate']:.0%}{' (flagged > 10%)' if r['flip_flag'] in (True, 1) else ''}; "
                      f"acc original {fmt(r['acc_original'])}, agreement-else-tie {fmt(r['acc_agreement_else_tie'])}"
                      f", agreement-only {fmt(r['acc_agreement_only'])} ({_int(r['n_conflicts'])} conflicts left out)")
-    if r["greyed"]:  # no rank, and the alt-test's "not tested" would restate the same reason
+    if r["greyed"] is True:  # no rank, and the alt-test's "not tested" would restate the same reason
         parts.append(f"greyed (no rank, alt-test not tested): {r['reason']}")
-        return " · ".join(parts)
-    elif not pd.isna(r["rank_group"]):
-        span = f" (range {int(r['rank_low'])}-{int(r['rank_high'])})" if r.get("rank_high") != r.get("rank_low") \
-            and not pd.isna(r.get("rank_high")) else ""
-        parts.append(f"rank {int(r['rank_group'])}{span}")
-    elif isinstance(r.get("rank_reason"), str) and r["rank_reason"]:
-        parts.append(f"no rank: {r['rank_reason']}")
-    if isinstance(r.get("alt_verdict"), str) and r["alt_verdict"]:
-        parts.append(f"alt-test: {r['alt_verdict']}")
+    else:
+        parts += [p for p in (_rank(r), f"alt-test: {r['alt_verdict']}" if _text(r, "alt_verdict") else "") if p]
+    if not pd.isna(r.get("table_value", float("nan"))):
+        parts.append(f"Tables 1-5 {fmt(r['table_value'])}")
     return " · ".join(parts)
 
 
 def cell_text(r) -> str:
     if r["kind"] == "human":
         if pd.isna(r["value"]):
-            return r["note"] if isinstance(r.get("note"), str) else ""
-        return f"LOO {r['value']:.3f} (n={_int(r['n'])})"
+            return _text(r, "note")
+        iv = f" [{fmt(r['loo_low'])}, {fmt(r['loo_high'])}]" if not pd.isna(r.get("loo_low")) else ""
+        return f"LOO {r['value']:.3f}{iv} (n={_int(r['n'])})"
     return judge_text(r)
 
 
@@ -61,29 +87,36 @@ def esc_tex(s) -> str:
     return escape(s).replace("[", "{[}").replace("]", "{]}")
 
 
+def _tex_note(r) -> str:
+    if r["greyed"] is True:
+        return r["reason"]
+    note = _rank(r) if r["kind"] == "judge" else _text(r, "note")
+    for key in ("close_verdict", "alt_verdict"):
+        if _text(r, key):
+            note += f"; {'close' if key == 'close_verdict' else 'alt-test'}: {r[key]}"
+    return note
+
+
 def _tex_column(col: str, part: pd.DataFrame) -> list[str]:
-    rows = [r"\begin{tabular}{llrrrl>{\raggedright\arraybackslash}p{0.4\textwidth}}", r"\hline",
-            r"Row & Kind & LOO value & Tables 1-5 value & n & 95\% interval & Rank / verdict \\", r"\hline"]
+    rows = [r"\begin{tabular}{llrlrl>{\raggedright\arraybackslash}p{0.4\textwidth}}", r"\hline",
+            r"Row & Kind & Value & 95\% interval & n & LOO & Rank / verdicts \\", r"\hline"]
     for _, r in part.iterrows():
-        note = r["reason"] if r["greyed"] is True else (f"rank {int(r['rank_group'])}" if not pd.isna(r["rank_group"])
-                                                        else (r["note"] if isinstance(r["note"], str) else ""))
-        if isinstance(r.get("alt_verdict"), str) and r["alt_verdict"]:
-            note += f"; alt-test {r['alt_verdict']}"
         ci = "" if pd.isna(r["ci_low"]) else f"[{fmt(r['ci_low'])}, {fmt(r['ci_high'])}]"
-        table_value = fmt(r["value"]) if r["kind"] == "judge" else ""
-        rows.append(f"{esc_tex(r['row'])} & {r['kind']} & {esc_tex(fmt(r['loo_value']))} & {esc_tex(table_value)} & "
-                    f"{_int(r['n'])} & {esc_tex(ci)} & {esc_tex(note)} \\\\")
+        value = fmt(r["value"]) if r["kind"] == "judge" else ""
+        rows.append(f"{esc_tex(r['row'])} & {r['kind']} & {esc_tex(value)} & {esc_tex(ci)} & {_int(r['n'])} & "
+                    f"{esc_tex(fmt(r['loo_value']))} & {esc_tex(_tex_note(r))} \\\\")
     return [r"\begin{table*}[ht]\centering\small", *fit(rows + [r"\hline", r"\end{tabular}"]),
-            f"\\caption{{Leaderboard column {esc_tex(col)}: judges and human annotators on one ruler "
-            r"(leave-one-out); the Tables 1-5 value beside.}", r"\end{table*}", ""]
+            f"\\caption{{Leaderboard column {esc_tex(col)}: each judge's value and interval (its per-unit "
+            r"aggregate), and judges and human annotators on one ruler (leave-one-out).}", r"\end{table*}", ""]
 
 
 def latex(cells: pd.DataFrame, summary: pd.DataFrame) -> str:
     lines = [r"% the judge leaderboard (sumjudge.leaderboard); one table per column, then the summary"]
     for col, part in cells.groupby("column", sort=False):
         lines += _tex_column(col, part)
-    rows = [r"\begin{tabular}{lllrll}", r"\hline", " & ".join(h for _, h in SUMMARY_VIEW[:-1]) + r" \\", r"\hline"]
-    rows += [" & ".join(esc_tex(fmt(s.get(k), 2)) for k, _ in SUMMARY_VIEW[:-1]) + r" \\" for _, s in summary.iterrows()]
+    view = SUMMARY_VIEW[:-1]
+    rows = [r"\begin{tabular}{" + "l" * len(view) + "}", r"\hline", " & ".join(h for _, h in view) + r" \\", r"\hline"]
+    rows += [" & ".join(esc_tex(fmt(s.get(k), 2)) for k, _ in view) + r" \\" for _, s in summary.iterrows()]
     lines += [r"\begin{table*}[ht]\centering\small", *fit(rows + [r"\hline", r"\end{tabular}"])]
     return "\n".join(lines + [r"\caption{Judge leaderboard: the verdict per judge.}", r"\end{table*}", ""])
 
@@ -103,7 +136,7 @@ def _dataset_table(label: str, part: pd.DataFrame) -> str:
     head = "<th>Row</th>" + "".join(f"<th>{html.escape(c)}</th>" for c in cols)
     body = []
     for kind, row in rows:
-        mine = t[(t["row"] == row) & (t["kind"] == kind)].set_index("column")
+        mine = t[(t["row"] == row) & (t["kind"] == kind)].drop_duplicates("column").set_index("column")
         tds = []
         for c in cols:
             grey = c in mine.index and mine.at[c, "greyed"] is True
@@ -111,14 +144,39 @@ def _dataset_table(label: str, part: pd.DataFrame) -> str:
             cls = ' class="greyed"' if grey else ""
             tds.append(f"<td{cls}>{html.escape(str(text))}</td>")
         body.append(f'<tr class="{kind}"><th>{html.escape(row)}</th>{"".join(tds)}</tr>')
-    return (f'<h3>{html.escape(label)}</h3><table class="dataset"><thead><tr>{head}</tr></thead>'
-            f'<tbody>{"".join(body)}</tbody></table>')
+    return (f'<h3>{html.escape(label)}</h3>{dataset_figure(label, part)}<table class="dataset"><thead><tr>{head}'
+            f'</tr></thead><tbody>{"".join(body)}</tbody></table>')
 
 
 STYLE = """body{font-family:sans-serif;margin:1em;max-width:1380px} table{border-collapse:collapse;font-size:12px}
 table.dataset{table-layout:fixed;width:100%} td,th{border:1px solid #ccc;padding:2px 4px;overflow-wrap:anywhere;
 vertical-align:top} td.greyed{color:#999;background:#f3f3f3} tr.human td,tr.human th{font-style:italic}
-.caveats{background:#fff8e1;border-left:4px solid #f0a000;padding:.4em 1em;font-size:13px}"""
+.caveats{background:#fff8e1;border-left:4px solid #f0a000;padding:.4em 1em;font-size:13px}
+dl.glossary dt{font-weight:bold} svg.loo{display:block;margin:4px 0}"""
+
+GLOSSARY = """<dl class="glossary">
+<dt>value [a, b] n=</dt><dd>the judge's correlation with the human reference (or its accuracy) at the column's level,
+from one answer per unit (the mean of its samples, or their majority); an invalid answer counts as the worst answer
+(a score: the scale's end farthest from the reference; a label: wrong). [a, b]: 95 % percentile bootstrap over
+documents (system level: documents and systems). n: the summaries (cells) or decisions counted.</dd>
+<dt>LOO</dt><dd>leave-one-out: each annotator scored against the others' mean (or majority); the judge against the
+same references on the same units, averaged over the annotators' splits weighted by their units. One ruler for
+humans and judges; the figure above each table draws every row's LOO value and interval.</dd>
+<dt>close / not shown close</dt><dd>judge LOO minus the humans' LOO, with its interval: "close" when its one-sided
+95 % lower bound is above minus <code>leaderboard.close_margin</code>; n/a with fewer than 3 annotators.
+"twin of X": the judge agrees with annotator X more than any two annotators agree with each other.</dd>
+<dt>rank r (range a-b)</dt><dd>r = 1 + the number of judges significantly better in a one-sided paired test
+(Holm over the column's pairs in both directions, 5 %); the range runs from that rank to the number of ranked
+judges minus those significantly worse. "cannot separate: S systems": the test cannot reach 5 % with so few units,
+so the column ranks nothing; "descriptive only": a system level with fewer than 6 systems.</dd>
+<dt>alt-test</dt><dd>the alternative annotator test (Calderon et al. 2025): passes when, for at least half of the
+annotators, the judge represents the others at least as well as that annotator, within epsilon.
+"uninformative": its own answers shuffled (no link to the units) pass too.</dd>
+<dt>SPA</dt><dd>soft accuracy over system pairs (WMT24's SPA; system level): 1 minus the mean difference between the judge's and the
+humans' p-values that one system beats another.</dd>
+<dt>cohe. cons. flue. rele. (and the like)</dt><dd>the first four letters of the dimension (coherence, consistency,
+fluency, relevance); sample / system / dataset: the correlation level.</dd>
+</dl>"""
 
 
 def _caveats(lines) -> str:
@@ -130,19 +188,20 @@ def _caveats(lines) -> str:
 def page(cells: pd.DataFrame, summary: pd.DataFrame, pairs: pd.DataFrame, frontier_svg: str = "",
          caveats: list[str] = ()) -> str:
     sections = "".join(_dataset_table(label, part) for label, part in cells.groupby("dataset", sort=False))
-    sep = (pairs.groupby("column").apply(lambda g: f"{int((g['p_adjusted'] < 0.05).sum())} of {len(g)}",
+    sep = (pairs.groupby("column").apply(lambda g: f"{int((g['p_one_sided_adjusted'] < 0.05).sum())} of {len(g)}",
                                          include_groups=False).to_dict() if len(pairs) else {})
-    seps = "".join(f"<li>{html.escape(k)}: {html.escape(v)} judge pairs separable at 95 %</li>" for k, v in sep.items())
+    seps = "".join(f"<li>{html.escape(k)}: {html.escape(v)} judge pairs separable at 5 %</li>" for k, v in sep.items())
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Judge leaderboard</title><style>{STYLE}</style></head><body>
 <h1>Which judge is human-like?</h1>{_caveats(caveats)}
 <h2>Verdict</h2>{_verdict_table(summary)}
 <p>One line per judge (and its weighted-score row where it has one) and one for the humans, sorted by the verdict:
-alt-test passes k of N (columns where it was tested), columns where its leave-one-out value lies within the
-human leave-one-out range, mean rank; cost and time per 1000 units ("not priced" / "not measured" when unknown).
-Cells below: the judge's leave-one-out value (the humans' ruler), the Tables 1-5 value [95 % interval] n, its
-rank (ties by one-sided paired tests) and the alt-test. Greyed: too few valid replies or near-constant answers
-(no rank, not tested). Definitions: docs/statistics.md, "The judge leaderboard".</p>
+the alt-test passes k of N (N: every column of the run with an alt-test; a greyed, untested or uninformative column is
+not a pass), close to the humans in k of N columns, then the mean rank over every ranked column (a judge without a rank
+there counts one below the last); cost and time per 1000 units ("not priced" / "not measured" when unknown; a local
+judge without <code>price_per_hour</code> is free). Greyed cells: too few valid replies or near-constant answers (no
+rank, not tested). Definitions: docs/statistics.md, "The judge leaderboard".</p>
+{GLOSSARY}
 <h2>Columns by dataset</h2>{sections}
 <h2>Separable judge pairs</h2><ul>{seps or '<li>fewer than two ranked judges in every column</li>'}</ul>
 <h2>Frontier</h2>{frontier_svg}
@@ -152,29 +211,30 @@ rank (ties by one-sided paired tests) and the alt-test. Greyed: too few valid re
 
 def frontier(summary: pd.DataFrame, path: str) -> None:
     """Seconds per 1000 units (x, log) against mean rank (y, lower is better), one point per
-    judge row with both measured."""
+    judge row with both measured; with fewer than two such rows, says so instead."""
     import matplotlib
 
     matplotlib.use("Agg")
     matplotlib.rcParams["svg.hashsalt"] = "sumjudge"
     import matplotlib.pyplot as plt
 
+    pts = [(pd.to_numeric(s.get("seconds_per_1k"), errors="coerce"), pd.to_numeric(s.get("mean_rank"), errors="coerce"),
+            str(s["row"])) for _, s in summary.iterrows() if s.get("kind") == "judge"]
+    pts = [p for p in pts if not (pd.isna(p[0]) or pd.isna(p[1]))]
     fig, ax = plt.subplots(figsize=(6, 4))
-    shown = 0
-    for _, s in summary.iterrows():
-        x, y = pd.to_numeric(s.get("seconds_per_1k"), errors="coerce"), pd.to_numeric(s.get("mean_rank"),
-                                                                                       errors="coerce")
-        if pd.isna(x) or pd.isna(y):
-            continue
-        shown += 1
-        ax.scatter([x], [y])
-        ax.annotate(f"{s['row']} ({s['usd_per_1k']} USD/1k)", (x, y), fontsize=7)
-    if not shown:
-        ax.text(0.5, 0.5, "no judge with a measured time and a rank", ha="center", transform=ax.transAxes)
-    ax.set_xlabel("seconds per 1000 units")
-    ax.set_ylabel("mean rank (lower is better)")
-    ax.invert_yaxis()
-    ax.set_title("Judge frontier: time against rank")
+    if len(pts) < 2:
+        ax.axis("off")
+        ax.text(0.5, 0.5, f"{len(pts)} judge row(s) with a measured time and a mean rank:\nno frontier to draw "
+                "(it compares two or more)", ha="center", va="center", transform=ax.transAxes)
+    else:
+        for i, (x, y, name) in enumerate(sorted(pts)):
+            ax.scatter([x], [y])
+            ax.annotate(name, (x, y), xytext=(6, 10 * (i % 3) - 10), textcoords="offset points", fontsize=7)
+        ax.set_xscale("log")
+        ax.set_xlabel("seconds per 1000 units (wall time)")
+        ax.set_ylabel("mean rank (lower is better)")
+        ax.invert_yaxis()
+        ax.set_title("Judge frontier: time against mean rank")
     fig.tight_layout()
     fmt_ = str(path).rsplit(".", 1)[-1]
     fig.savefig(path, format=fmt_, metadata={"Date": None} if fmt_ == "svg" else None, dpi=100)

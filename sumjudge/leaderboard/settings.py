@@ -46,6 +46,7 @@ class AltTestSettings:
     q: float                         # BY level over one judge's annotator x column tests
     min_instances: int               # an annotator with fewer units is left out (and counted)
     likert_score: str                # neg_rmse | rank: the score alignment deciding pass / fail
+    control_shuffles: int = 20       # the null control: shuffles of the judge's answers through the same test
 
     def epsilon_for(self, dataset: str) -> float:
         return float(dict(self.epsilon).get(dataset, self.epsilon_default))
@@ -63,18 +64,25 @@ class LeaderboardSettings:
     parse_gate: float                # leaderboard.parse_gate: valid replies below this share: greyed
     near_constant: float             # tables.near_constant: modal share a near-constant judge exceeds
     near_constant_ratio: float       # leaderboard.near_constant_ratio: ... and its non-modal share is under
-                                     # this fraction of the annotators' non-modal share
+                                     # this fraction of the annotators' non-modal share (labels)
+    near_constant_sd_ratio: float = 0.25  # leaderboard.near_constant_sd_ratio: a scored judge whose answers'
+                                          # SD is under this fraction of the least dispersed human's is greyed
+    close_margin: float = 0.05       # leaderboard.close_margin: "close to the humans" = judge LOO minus the
+                                     # humans' LOO above -margin, with confidence
 
     def __post_init__(self):
         a = self.alt_test
         checks = [(a.likert_score in LIKERT_SCORES, "alt_test.likert_score", f"one of {LIKERT_SCORES}"),
                   (0 < a.q < 1, "alt_test.q", "between 0 and 1"),
                   (a.min_instances >= 2, "alt_test.min_instances", "an integer of at least 2"),
+                  (a.control_shuffles >= 1, "alt_test.control_shuffles", "an integer of at least 1"),
                   (all(0 <= v <= 1 for v in [*(v for _, v in a.epsilon), a.epsilon_default]), "alt_test.epsilon",
                    "between 0 and 1 for every dataset"),
                   (self.longer_margin >= 0, "longer_margin", "0 or more"),
                   (0 < self.parse_gate <= 1, "parse_gate", "above 0 and at most 1"),
-                  (0 < self.near_constant_ratio <= 1, "near_constant_ratio", "above 0 and at most 1")]
+                  (0 < self.near_constant_ratio <= 1, "near_constant_ratio", "above 0 and at most 1"),
+                  (0 < self.near_constant_sd_ratio <= 1, "near_constant_sd_ratio", "above 0 and at most 1"),
+                  (0 <= self.close_margin < 1, "close_margin", "0 or more and under 1")]
         for ok, key, want in checks:
             if not ok:
                 raise TablesInputError(f"config key leaderboard.{key} must be {want}; fix it in config.yaml "
@@ -98,9 +106,10 @@ class LeaderboardSettings:
         try:
             a = AltTestSettings(tuple((str(k), float(v)) for k, v in alt["epsilon"].items()),
                                 float(alt["epsilon_default"]), float(alt["q"]), int(alt["min_instances"]),
-                                str(alt["likert_score"]))
+                                str(alt["likert_score"]), int(alt["control_shuffles"]))
             return cls(a, float(block["longer_margin"]), float(block["parse_gate"]),
-                       TableSettings.from_config(dict(config)).near_constant, float(block["near_constant_ratio"]))
+                       TableSettings.from_config(dict(config)).near_constant, float(block["near_constant_ratio"]),
+                       float(block["near_constant_sd_ratio"]), float(block["close_margin"]))
         except (TypeError, ValueError) as err:
             raise TablesInputError(f"config block leaderboard: a value is not a number ({err}); "
                                    "see config.yaml for the expected types") from None

@@ -1,11 +1,17 @@
 """One line per judge row, and one for the humans: the verdict a reader came for
 (docs/statistics.md, "The judge leaderboard", "Summary").
 
-Per row: alt-test passes k of N (columns where it was tested), in how many columns its
-leave-one-out value lies within the human leave-one-out range, mean rank, cost and time
-per 1000 units, flags. Cost: a local judge (:attr:`sumjudge.judge.spec.JudgeSettings.local`, the endpoint's answer too)
-at ``price_per_hour`` times its time (:func:`sumjudge.judge.spec.local_cost`), any other the
-replies' own cost (usage.json); unknown stays unknown: "not priced", "not measured".
+Per row, over the same columns for every row: the alt-test passes k of N (N: every
+column of the run with an alt-test; greyed, untested and "uninformative" columns are not
+passes), close to the humans in k of N (N: every column with at least three annotators),
+mean rank over every ranked column (a row without a rank there, greyed or absent,
+counts as one below the column's last ranked row), cost and time per 1000 units, flags.
+Sorted by the pass rate, then the closeness rate, then the mean rank.
+
+Cost: a local judge (:attr:`sumjudge.judge.spec.JudgeSettings.local`) at ``price_per_hour``
+times its wall time (:func:`sumjudge.judge.spec.local_cost`), "free (no price_per_hour
+set)" without a price; any other the replies' own cost (usage.json); unknown stays
+unknown: "not priced", "not measured". Every run counts, swapped orders included.
 """
 from __future__ import annotations
 
@@ -16,7 +22,7 @@ import pandas as pd
 
 from ..judge.spec import local_cost
 
-NOT_PRICED, NOT_MEASURED = "not priced", "not measured"
+NOT_PRICED, NOT_MEASURED, FREE = "not priced", "not measured", "free (no price_per_hour set)"
 
 
 @dataclass(frozen=True)
@@ -32,77 +38,120 @@ class JudgePricing:
         return cls(spec.local, spec.price_per_hour)
 
 
-def _seconds(runs) -> float | None:
-    """The replies' own latencies where every reply has one, else the runs' wall time; None: unknown."""
-    lat = [r.frame["latency_s"] for r in runs if "latency_s" in r.frame]
-    if runs and len(lat) == len(runs) and all(pd.to_numeric(x, errors="coerce").notna().all() for x in lat):
-        return float(sum(pd.to_numeric(x).sum() for x in lat))
+def wall_seconds(runs) -> float | None:
+    """The runs' own wall time, where every run sent every reply it holds (a run answered
+    from the cache took the time of a rebuild, not the judge's); None: unknown."""
     walls = [(r.usage or {}).get("wall_s") for r in runs]
-    return float(sum(walls)) if runs and all(w is not None for w in walls) else None
+    sent = all(not (r.usage or {}).get("cache_hits") for r in runs)
+    return float(sum(walls)) if runs and sent and all(w is not None for w in walls) else None
 
 
-def _usd(runs, pricing: JudgePricing | None, seconds: float | None) -> float | None:
+def machine_seconds(runs) -> float | None:
+    """The sum of every reply's latency (kept with cached replies; under concurrency more
+    than the wall time); None unless every reply has one."""
+    lat = [pd.to_numeric(r.frame["latency_s"], errors="coerce") for r in runs if "latency_s" in r.frame]
+    if runs and len(lat) == len(runs) and all(x.notna().all() for x in lat):
+        return float(sum(x.sum() for x in lat))
+    return None
+
+
+def _usd(runs, pricing: JudgePricing | None, wall: float | None) -> float | str:
     if pricing is not None and pricing.local:
-        return local_cost(pricing.price_per_hour, seconds)
+        if pricing.price_per_hour is None:
+            return FREE
+        cost = local_cost(pricing.price_per_hour, wall)
+        return NOT_MEASURED if cost is None else cost
     costs = [(r.usage or {}).get("total_cost_usd", (r.usage or {}).get("cost_usd")) for r in runs]
     priced = runs and all(c is not None and (r.usage or {}).get("priced", True) for c, r in zip(costs, runs))
-    return float(sum(costs)) if priced else None
+    return float(sum(costs)) if priced else NOT_PRICED
 
 
 def cost_row(runs, pricing: JudgePricing | None) -> dict:
     """Units, time and USD of one judge's runs, per 1000 units and in all."""
     units = sum(int((r.usage or {}).get("n_units") or r.frame["unit_id"].nunique()) for r in runs)
-    seconds = _seconds(runs)
-    usd = _usd(runs, pricing, seconds)
+    wall, machine = wall_seconds(runs), machine_seconds(runs)
+    usd = _usd(runs, pricing, wall)
     per_k = 1000 / units if units else float("nan")
+    known = isinstance(usd, float)
     return {"units": units, "local": bool(pricing.local) if pricing else False,
-            "seconds_per_1k": seconds * per_k if seconds is not None else NOT_MEASURED,
-            "wall_s": seconds if seconds is not None else NOT_MEASURED,
-            "usd_per_1k": round(usd * per_k, 6) if usd is not None else NOT_PRICED,
-            "usd_total": round(usd, 6) if usd is not None else NOT_PRICED}
+            "seconds_per_1k": wall * per_k if wall is not None else NOT_MEASURED,
+            "wall_s": wall if wall is not None else NOT_MEASURED,
+            "machine_seconds_per_1k": machine * per_k if machine is not None else NOT_MEASURED,
+            "usd_per_1k": round(usd * per_k, 6) if known else usd, "usd_total": round(usd, 6) if known else usd}
 
 
-def _within(cells: pd.DataFrame, row: str) -> tuple[int, int]:
-    """Columns where the row's leave-one-out value lies within the human leave-one-out range."""
-    k = n = 0
-    for _, part in cells.groupby("column", sort=False):
-        human = part.loc[part["kind"] == "human", "loo_value"].dropna()
-        mine = part.loc[part["row"] == row, "loo_value"].dropna()
-        if len(human) and len(mine):
-            n += 1
-            k += int(human.min() <= mine.iloc[0] <= human.max())
-    return k, n
+def _rate(k: int, n: int, what: str, none: str) -> tuple[str, float]:
+    return (f"{what} {k} of {n}", k / n) if n else (none, float("nan"))
+
+
+def _alt(cells: pd.DataFrame, mine: pd.DataFrame) -> tuple[str, float]:
+    judged = cells[cells["kind"] == "judge"]
+    n = judged.loc[judged["alt_family"].fillna(0) > 0, "alt_key"].nunique()
+    k = mine.loc[mine["alt_result"] == "passes", "alt_key"].nunique()
+    return _rate(k, n, "passes", "no alt-test column")
+
+
+def close_columns(cells: pd.DataFrame) -> list[str]:
+    """Columns where closeness is defined: at least three human leave-one-out rows."""
+    humans = cells[(cells["kind"] == "human") & cells["loo_value"].notna()]
+    counts = humans.groupby("column").size()
+    return list(counts[counts >= 3].index)
+
+
+def _mean_rank(cells: pd.DataFrame, row: str) -> tuple[float, int, int]:
+    """(mean rank over the ranked columns, columns where the row is ranked, ranked columns)."""
+    judged = cells[cells["kind"] == "judge"]
+    ranked = judged[judged["rank_group"].notna()]
+    ranks = []
+    for col, part in ranked.groupby("column", sort=False):
+        mine = part.loc[part["row"] == row, "rank_group"]
+        ranks.append(float(mine.iloc[0]) if len(mine) else float(len(part) + 1))
+    n_mine = int(ranked["row"].eq(row).sum())
+    return (float(np.mean(ranks)) if ranks else np.nan), n_mine, len(ranks)
+
+
+def _texts(s: pd.Series) -> pd.Series:
+    return s.astype(object).where(s.notna(), "").astype(str)
+
+
+def _flags(mine: pd.DataFrame) -> str:
+    twins, notes = _texts(mine["twin"]), _texts(mine["rank_note"])
+    flips = int(mine["flip_flag"].eq(True).sum())
+    flags = [f"greyed in {int(mine['greyed'].sum())}" if mine["greyed"].any() else "",
+             f"order flips flagged in {flips}" if flips else "",
+             f"twin of {', '.join(sorted(set(twins[twins != ''])))} in {int((twins != '').sum())}"
+             if (twins != "").any() else "",
+             f"value and paired test disagree in {int((notes != '').sum())}" if (notes != "").any() else ""]
+    return "; ".join(f for f in flags if f)
 
 
 def judge_line(cells: pd.DataFrame, row: str, cost: dict) -> dict:
     mine = cells[cells["row"] == row]
-    ranks = mine["rank_group"].dropna()
-    tested = mine.drop_duplicates("alt_key")
-    tested = tested[tested["alt_annotators"].fillna(0) > 0]
-    k, n = _within(cells, row)
-    flags = [f"greyed in {int(mine['greyed'].sum())}" if mine["greyed"].any() else "",
-             f"order flips flagged in {int((mine['flip_flag'] == True).sum())}"  # noqa: E712
-             if (mine["flip_flag"] == True).any() else ""]  # noqa: E712
-    return {"row": row, "kind": "judge", "columns": len(mine), "columns_won": int((ranks == 1).sum()),
-            "mean_rank": float(ranks.mean()) if len(ranks) else np.nan, "rank_groups": int(ranks.nunique()),
-            "greyed_columns": int(mine["greyed"].sum()),
-            "alt_passes": f"passes {int(tested['alt_passed'].fillna(False).astype(bool).sum())} of {len(tested)}",
-            "alt_pass_count": int(tested["alt_passed"].fillna(False).astype(bool).sum()),
-            "within_human_loo": f"{k} of {n}", "within_count": k, **cost,
-            "flags": "; ".join(f for f in flags if f)}
+    alt, alt_rate = _alt(cells, mine)
+    cols = close_columns(cells)
+    k_close = int(mine[mine["column"].isin(cols)]["close"].eq(True).sum())
+    close, close_rate = _rate(k_close, len(cols), "close in", "n/a: no column with 3 annotators")
+    mean_rank, n_ranked, n_cols = _mean_rank(cells, row)
+    return {"row": row, "kind": "judge", "columns": len(mine), "alt_passes": alt, "alt_rate": alt_rate,
+            "close_to_humans": close, "close_rate": close_rate, "mean_rank": mean_rank,
+            "ranked": f"ranked in {n_ranked} of {n_cols}", "columns_won": int((mine["rank_group"] == 1).sum()),
+            "greyed_columns": int(mine["greyed"].fillna(False).astype(bool).sum()), **cost, "flags": _flags(mine)}
 
 
 def human_line(cells: pd.DataFrame) -> dict:
     humans = cells[cells["kind"] == "human"]
     cols = humans.dropna(subset=["loo_value"])["column"].nunique()
-    return {"row": "humans (leave-one-out)", "kind": "human", "columns": cols, "within_human_loo": f"{cols} of {cols}",
-            "alt_passes": "the reference", "usd_per_1k": "", "seconds_per_1k": "", "flags": ""}
+    return {"row": "humans (leave-one-out)", "kind": "human", "columns": cols, "alt_passes": "the reference",
+            "close_to_humans": "the reference", "usd_per_1k": "", "seconds_per_1k": "", "flags": ""}
 
 
 def summary(cells: pd.DataFrame, rows: list[str], costs: dict[str, dict]) -> pd.DataFrame:
-    """Sorted by the verdict: alt-test passes, then columns within the human range, then mean rank."""
+    """Sorted by the verdict: alt-test pass rate, then closeness rate, then mean rank."""
     lines = [judge_line(cells, r, costs[r]) for r in rows]
-    lines.sort(key=lambda s: (-s["alt_pass_count"], -s["within_count"],
-                              s["mean_rank"] if not np.isnan(s["mean_rank"]) else np.inf, s["row"]))
-    out = pd.DataFrame(lines + [human_line(cells)])
-    return out.drop(columns=["alt_pass_count", "within_count"], errors="ignore")
+
+    def key(s):
+        return (-np.nan_to_num(s["alt_rate"], nan=-1), -np.nan_to_num(s["close_rate"], nan=-1),
+                s["mean_rank"] if not np.isnan(s["mean_rank"]) else np.inf, s["row"])
+
+    lines.sort(key=key)
+    return pd.DataFrame(lines + [human_line(cells)])

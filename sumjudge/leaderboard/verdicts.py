@@ -1,88 +1,139 @@
-"""Verdicts per column, in this order (docs/statistics.md, "The judge leaderboard"):
+"""What every column's verdicts share (docs/statistics.md, "The judge leaderboard"), in
+this order:
 
-1. gates: a judge row that answered too few of the column's units validly (parse gate) or
-   whose answers vary much less than the humans' own (near-constant) is greyed;
-2. ranks among the rows not greyed that have a value, from one-sided paired tests
-   (:func:`sumjudge.stats.ranks.rank_judges`: never above a row with a higher value);
-3. the alt-test against the column's identified annotators, for rows not greyed.
-
-A greyed row gets no rank and no alt-test verdict ("not tested: <reason>"); the units a
-row did not answer validly are counted beside every verdict.
+1. one answer per unit (a score's mean over the valid samples, a label's majority), an
+   invalid answer scored by one rule everywhere (a score's worst answer, a wrong label);
+2. gates on the answers: parse rate over the column's units, dispersion against the
+   humans' (scores: SD of every sample's answer; labels: modal share). A greyed row
+   takes no rank, no alt-test verdict and no closeness verdict;
+3. ranks from one-sided paired tests whose best attainable adjusted p is known before
+   testing (:func:`rank_column`: "cannot separate" where it cannot reach alpha);
+4. the alt-test against the column's identified annotators, with its null control
+   (the row's own answers shuffled), under the deciding score and the other one.
 """
 from __future__ import annotations
 
-import math
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..stats import alt_test as at
-from ..stats.gates import Gate, ParseGate, near_constant, parse_gate
-from ..stats.paired import pair_family, separable
-from ..stats.ranks import rank_judges
-from .columns import ColumnFacts, JudgeFacts
+from ..stats.bootstrap import percentile_interval
+from ..stats.paired import pair_family, separable, smallest_adjusted_p
+from ..stats.ranks import Rank, rank_judges
 from .settings import LeaderboardSettings
 
-
-def gates(f: JudgeFacts, facts: ColumnFacts, board: LeaderboardSettings) -> tuple[Gate, ParseGate]:
-    """The near-constant gate (against the column's human labels) and the parse gate (over its units)."""
-    p = facts.people
-    nc = near_constant(f.answers, p.gate_labels, board.near_constant, board.near_constant_ratio, p.gate_reference)
-    return nc, parse_gate(f.n_valid, f.n_units, board.parse_gate)
+ALPHA = 0.05            # a pair is separable, a row significantly better, at this adjusted level
+MIN_SYSTEMS = 6         # a system-level column with fewer systems is descriptive only
+INTERVAL = "percentile bootstrap over documents of the per-unit aggregate"
+SYSTEM_INTERVAL = "percentile bootstrap over documents and systems (Boot-Both) of the per-unit aggregate"
 
 
-def ranks(facts: ColumnFacts, reasons: dict[str, str], correction: str) -> tuple[dict, list[dict]]:
-    """The :class:`sumjudge.stats.ranks.Rank` of every row not greyed, and the column's pair tests."""
-    values = {r: float(f.cell.get("value", np.nan)) for r, f in facts.judges.items() if not reasons[r]}
-    fam = pair_family([r for r, v in values.items() if not math.isnan(v)], facts.test, correction)
-    return rank_judges(values, fam), fam
+@dataclass
+class ColumnResult:
+    """One alt-test column's verdicts before the alt-test's family is adjusted: a scored
+    dimension (three level columns) or an accuracy column."""
+
+    alt_key: str
+    dataset: str
+    cells: list[dict]                                   # every row's cell of every level column
+    pairs: list[dict] = field(default_factory=list)     # every pair test (key ``column``)
+    tests: dict[str, dict[str, tuple[list, list]]] = field(default_factory=dict)  # row -> score -> tests
+    family: int = 0                                     # annotator tests this column holds (0: no alt-test)
+    scores: tuple[str, ...] = ()                        # the alignment scores tested here
+    note: str = ""                                      # why no alt-test
 
 
-def alt_tests(facts: ColumnFacts, row: str, board: LeaderboardSettings, score: str) -> tuple[list, list]:
-    """One row's annotator tests in this column under ``score``: ``neg_rmse`` or ``rank`` (a
-    scored dimension), ``accuracy`` (an accuracy column)."""
-    alt, f = facts.alt, facts.judges[row]
-    pred, labels = f.answers, alt.labels
-    if score == "rank":
-        pred, labels = at.within_group_ranks(pred, alt.groups), at.within_group_ranks(labels, alt.groups)
-    # every unit was asked: one without a valid answer is a loss for the judge
-    return at.annotator_tests(facts.column.alt_key, pred, labels, list(alt.names), score,
-                              board.alt_test.epsilon_for(facts.column.dataset), board.alt_test.min_instances,
-                              answered=~np.isnan(f.answers), invalid="loss")
+def interval(value: float, draws: np.ndarray, confidence: float) -> dict:
+    """The percentile interval of ``draws``, extended to ``value`` where it misses it (a
+    perfect 1.0 whose resamples all fall below, say): every value lies in its interval."""
+    iv = percentile_interval(draws, confidence)
+    low, high = iv.low, iv.high
+    extended = bool(not np.isnan(value) and not np.isnan(low) and (value < low or value > high))
+    if extended:
+        low, high = min(low, value), max(high, value)
+    return {"ci_low": low, "ci_high": high, "interval_extended": extended}
 
 
-def column_verdicts(facts: ColumnFacts, board: LeaderboardSettings, correction: str) -> dict:
-    """Gates, ranks and the alt-test's inputs of one column."""
-    gated = {r: gates(f, facts, board) for r, f in facts.judges.items()}
-    reasons = {r: "; ".join(g.reason for g in gs if g.flagged) for r, gs in gated.items()}
-    groups, fam = ranks(facts, reasons, correction)
-    tests = {}
-    alt_once = facts.column.level in ("sample", "accuracy")   # a scored dimension's units: once
-    for r in facts.judges:
-        if facts.alt is None or reasons[r] or not alt_once:
-            continue
-        tests[r] = {s: alt_tests(facts, r, board, s)
-                    for s in ((board.alt_test.likert_score, board.alt_test.other_score)
-                              if facts.column.level != "accuracy" else ("accuracy",))}
-    return {"gates": gated, "reasons": reasons, "ranks": groups, "pairs": fam, "separable": f"{separable(fam)} of {len(fam)}",
-            "tests": tests}
+def reasons(*gates) -> str:
+    return "; ".join(g.reason for g in gates if g is not None and g.flagged)
 
 
-def not_tested(facts: ColumnFacts, reason: str) -> str:
+def rank_column(values: dict[str, float], test, floor: float, units: int, what: str, correction: str,
+                descriptive: str = "") -> tuple[dict[str, Rank], list[dict], str]:
+    """Ranks of one column's rows (``values``: rows not greyed), its pair tests and its
+    separable count, or why it ranks nothing: ``descriptive`` (a reason given), or a
+    family whose smallest attainable adjusted p (from ``floor``, each test's smallest
+    one-sided p over ``units`` ``what``) is not below alpha: "cannot separate"."""
+    named = [r for r, v in values.items() if not np.isnan(v)]
+    why = descriptive
+    if not why and len(named) > 1 and smallest_adjusted_p(len(named), floor, correction) >= ALPHA:
+        why = f"cannot separate: {units} {what}"
+    if why:
+        return {r: Rank(None, None, None, why) for r in values}, [], why
+    fam = pair_family(named, test, correction)
+    return rank_judges(values, fam, ALPHA), fam, f"{separable(fam, ALPHA)} of {len(fam)}"
+
+
+def rank_fields(r: Rank | None) -> dict:
+    if r is None:
+        return {"rank_group": np.nan}
+    return {"rank_group": r.rank if r.rank is not None else np.nan, "rank_low": r.low, "rank_high": r.high,
+            "rank_reason": r.reason, "rank_note": r.note}
+
+
+def close_fields(c, reason: str) -> dict:
+    """A judge cell's leave-one-out and closeness fields (``c``: a JudgeLoo, a dict, or None)."""
+    if isinstance(c, dict):
+        return c
+    if c is None:
+        return {}
+    out = {"loo_value": c.value, "loo_low": c.low, "loo_high": c.high, "human_loo": c.human, "close_diff": c.diff,
+           "close_low": c.diff_low, "close_high": c.diff_high, "close_bound": c.bound, "twin": c.twin}
     if reason:
-        return f"not tested: {reason}"
-    return f"not tested: {facts.note}" if facts.alt is None else ""
+        return {**out, "close": np.nan, "close_verdict": f"not tested: {reason}"}
+    if c.close is None:
+        return {**out, "close": np.nan, "close_verdict": c.reason or "n/a"}
+    return {**out, "close": c.close, "close_verdict": "close" if c.close else "not shown close"}
 
 
-def judge_alt(tests_by_column: list[tuple[str, dict]], board: LeaderboardSettings) -> dict:
-    """BY over all of one row's annotator tests, per score: ``{score: (done tests, {column: verdict})}``."""
-    out = {}
-    scores = {s for _, t in tests_by_column for s in t}
-    for s in scores:
-        tests, left = [], {}
-        for key, t in tests_by_column:
-            if s in t:
-                tests += t[s][0]
-                left[key] = t[s][1]
-        done, verdicts = at.judge_alt_test(tests, left, board.alt_test.q)
-        out[s] = (done, {v.column: v for v in verdicts})
+# ---------------------------------------------------------------- the alt-test
+
+
+def kept_annotators(labels: np.ndarray, min_instances: int) -> list[int]:
+    """The annotators with at least ``min_instances`` (and 2) units shared with another: the
+    alt-test's and leave-one-out's (a worker who saw a handful of units says little)."""
+    seen = ~np.isnan(np.asarray(labels, dtype=float))
+    n = [int((seen[:, a] & np.delete(seen, a, axis=1).any(axis=1)).sum()) for a in range(seen.shape[1])]
+    return [a for a, k in enumerate(n) if k >= max(2, min_instances)]
+
+
+def family_size(labels: np.ndarray, min_instances: int) -> int:
+    """Annotators the alt-test tests in a column, whatever the judge answered (every unit
+    was asked: an invalid answer is a loss, so each annotator's units do not depend on it)."""
+    return len(kept_annotators(labels, min_instances))
+
+
+def alt_tests(key: str, answers: np.ndarray, labels: np.ndarray, names, groups, score: str, epsilon: float,
+              min_instances: int) -> tuple[list, list]:
+    """One row's annotator tests under ``score`` (``rank``: within-``groups`` ranks)."""
+    pred, lab = answers, labels
+    if score == "rank":
+        pred, lab = at.within_group_ranks(answers, groups), at.within_group_ranks(labels, groups)
+    return at.annotator_tests(key, pred, lab, list(names), score, epsilon, min_instances,
+                              answered=~np.isnan(answers), invalid="loss")
+
+
+def row_alt(key: str, answers: np.ndarray, labels, names, groups, scores: tuple[str, ...], board: LeaderboardSettings,
+            dataset: str, seed: int) -> dict:
+    """A row's tests under each score, and the null control (``control``): its own answers
+    shuffled ``alt_test.control_shuffles`` times (within ``groups`` under ``rank``, whose
+    alignment compares ranks within a document; over every unit otherwise), each shuffle
+    through the deciding score's test."""
+    a = board.alt_test
+    eps = a.epsilon_for(dataset)
+    out = {s: alt_tests(key, answers, labels, names, groups, s, eps, a.min_instances) for s in scores}
+    within = groups if scores[0] == "rank" else None
+    out["control"] = [alt_tests(key, at.shuffle_within(answers, within, seed + k), labels, names, groups, scores[0],
+                                eps, a.min_instances) for k in range(a.control_shuffles)]
     return out

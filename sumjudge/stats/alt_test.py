@@ -18,10 +18,16 @@ others' scores) (Likert); ``rank`` = ``neg_rmse`` on tie-aware average ranks of
 the scores within a document (Likert; see :func:`within_group_ranks`).
 
 The p-values of all annotator x column tests of one judge form one family,
-adjusted by Benjamini-Yekutieli at ``q`` (FDR under any dependence). Per column:
-winning rate = share of its (kept) annotators whose H0 is rejected; average
-advantage probability = mean of rho^f_j; pass = winning rate >= 0.5. An annotator
-with fewer than ``min_instances`` units is left out and counted.
+adjusted by Benjamini-Yekutieli at ``q`` (FDR under any dependence); a caller that
+fixes the family's size (``family_size``: every test the run's columns hold, whatever
+was gated) counts the tests not run as p = 1. Per column: winning rate = share of its
+(kept) annotators whose H0 is rejected; average advantage probability = mean of
+rho^f_j; pass = winning rate >= 0.5. An annotator with fewer than ``min_instances``
+units is left out and counted.
+
+:func:`shuffle_within` draws the null control: the judge's own answers permuted
+within groups (same answers, no link to the units), which a caller runs through the
+same test.
 """
 from __future__ import annotations
 
@@ -55,20 +61,13 @@ def within_group_ranks(values, groups) -> np.ndarray:
     """Average (tie-aware) ranks of ``values`` within each group (a document); NaN stays NaN.
 
     ``values`` is N or N x K (each column ranked on its own)."""
+    import pandas as pd
+
     values = np.asarray(values, dtype=float)
     flat = values.ndim == 1
     v = values[:, None] if flat else values
-    groups = np.asarray(groups)
-    out = np.full(v.shape, np.nan)
-    for g in np.unique(groups):
-        rows = np.flatnonzero(groups == g)
-        for c in range(v.shape[1]):
-            x = v[rows, c]
-            ok = ~np.isnan(x)
-            if ok.any():
-                r = np.full(x.shape, np.nan)
-                r[ok] = _st.rankdata(x[ok])
-                out[rows, c] = r
+    out = pd.DataFrame(v).groupby(np.asarray(groups), sort=False).rank(method="average", na_option="keep")
+    out = out.to_numpy(dtype=float)
     return out[:, 0] if flat else out
 
 
@@ -188,13 +187,17 @@ class ColumnVerdict:
 
 
 def judge_alt_test(tests: list[AnnotatorTest], left_out: dict[str, list[str]], q: float = 0.05,
-                   n_invalid: dict[str, int] | None = None) -> tuple[list[AnnotatorTest], list[ColumnVerdict]]:
+                   n_invalid: dict[str, int] | None = None,
+                   family_size: int | None = None) -> tuple[list[AnnotatorTest], list[ColumnVerdict]]:
     """BY over all of one judge's annotator x column tests, then one verdict per column.
 
     ``left_out``: column -> annotators left out (a column with only left-out annotators
     gets a verdict with NaN rates and ``passed=False``). ``n_invalid``: column -> units
-    the judge did not answer validly (default: the most over the column's annotator tests)."""
-    adj = by_adjust([t.p_value for t in tests])
+    the judge did not answer validly (default: the most over the column's annotator tests).
+    ``family_size``: the family's size when it is fixed beforehand (at least the tests
+    given; the tests not run count as p = 1)."""
+    pad = max(0, (family_size or 0) - len(tests))
+    adj = by_adjust([t.p_value for t in tests] + [1.0] * pad)[:len(tests)]
     done = [AnnotatorTest(**{**t.as_dict(), "p_adjusted": float(a), "rejected": bool(a <= q)})
             for t, a in zip(tests, adj)]
     columns = list(dict.fromkeys([t.column for t in done] + list(left_out)))
@@ -210,6 +213,22 @@ def judge_alt_test(tests: list[AnnotatorTest], left_out: dict[str, list[str]], q
         verdicts.append(ColumnVerdict(col, len(mine), len(left_out.get(col, [])), wr, adv,
                                       bool(mine) and wr >= 0.5, int(bad)))
     return done, verdicts
+
+
+def shuffle_within(values, groups=None, seed: int = 0) -> np.ndarray:
+    """``values`` (N, or N x samples: rows move together) permuted within each group
+    (``groups``: N keys; None: one group). Units of groups with a single unit cannot
+    move there, so they are shuffled together as one group."""
+    v = np.asarray(values, dtype=float)
+    keys = np.zeros(v.shape[0], int) if groups is None else np.unique(np.asarray(groups), return_inverse=True)[1]
+    sizes = np.bincount(keys)
+    keys = np.where(sizes[keys] > 1, keys, -1)
+    rng = np.random.default_rng(seed)
+    out = v.copy()
+    for k in np.unique(keys):
+        idx = np.flatnonzero(keys == k)
+        out[idx] = v[rng.permutation(idx)]
+    return out
 
 
 def not_tested(column: str, reason: str, n_invalid: int = 0) -> ColumnVerdict:

@@ -160,3 +160,46 @@ def cluster_codes(keys) -> tuple[np.ndarray, int]:
     """Integer codes 0..K-1 for cluster keys (sorted by key) and K."""
     codes, uniques = pd.factorize(pd.Series(list(keys)), sort=True)
     return codes.astype(np.int64), len(uniques)
+
+
+def level_resamples(x: np.ndarray, y: np.ndarray, plan: BootBoth, method: str = "spearman",
+                    undefined: str = "zero") -> dict[str, np.ndarray]:
+    """Each level of the D x S matrices ``x`` (judge) and ``y`` (human) on every resample of a
+    ``both`` plan, the leaderboard's interval (docs/statistics.md, "One estimand per cell"):
+    the sample and dataset levels over the plan's documents with every system once (equal
+    to :func:`boot_both_levels` under ``documents``, which draws the same documents), the
+    system level over its documents and systems (Boot-Both, Deutsch, Dror and Roth 2021).
+    The sample level reuses each document's correlation and the system level each
+    document's sums, so a resample costs a matrix product, not a correlation per row."""
+    from .matrix import _pairwise, corr_last, tie_safe
+
+    x, y = _pairwise(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
+    counts = np.zeros(plan.docs.shape)
+    np.add.at(counts, (np.arange(plan.n_resamples)[:, None], plan.docs), 1)
+    r, n = corr_last(x, y, method)
+    use = n > 0
+    if undefined == "zero":
+        r = np.where(use & np.isnan(r), 0.0, r)
+    use &= ~np.isnan(r)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sample = (counts @ np.where(use, r, 0.0)) / (counts @ use)
+        valid = ~np.isnan(x)
+        k = counts @ valid
+        mx = np.where(k > 0, (counts @ np.where(valid, x, 0.0)) / k, np.nan)
+        my = np.where(k > 0, (counts @ np.where(valid, y, 0.0)) / k, np.nan)
+    rows = np.arange(plan.n_resamples)[:, None]
+    system = corr_last(tie_safe(mx[rows, plan.systems]), tie_safe(my[rows, plan.systems]), method)[0]
+    return {"sample": sample, "system": system, "dataset": _dataset_level(x, y, counts, plan, method)}
+
+
+def _dataset_level(x: np.ndarray, y: np.ndarray, counts: np.ndarray, plan: BootBoth, method: str) -> np.ndarray:
+    """The dataset level of every resample: Spearman by sorting once (:mod:`.ranked`), else by copies."""
+    from .matrix import corr_last
+    from .ranked import resampled_spearman
+
+    ok = ~np.isnan(x)
+    if method == "spearman":
+        return resampled_spearman(x[ok], y[ok], np.nonzero(ok)[0], counts)
+    step = max(1, 2_000_000 // max(1, x.size))
+    return np.concatenate([corr_last(x[d].reshape(len(d), -1), y[d].reshape(len(d), -1), method)[0]
+                           for d in (plan.docs[i:i + step] for i in range(0, plan.n_resamples, step))])

@@ -19,6 +19,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _st
 
+from .matrix import MEAN_DECIMALS
+
 LEVELS = ("sample", "system", "dataset")
 METHODS = ("spearman", "kendall")
 
@@ -75,7 +77,7 @@ def sample_level(df: pd.DataFrame, metric: str, human: str, doc: str = "doc_id",
 def system_level(df: pd.DataFrame, metric: str, human: str, system: str = "system",
                  method: str = "spearman") -> CorrelationResult:
     data = df[[system, metric, human]].dropna()
-    means = data.groupby(system, sort=True)[[metric, human]].mean()
+    means = data.groupby(system, sort=True)[[metric, human]].mean().round(MEAN_DECIMALS)   # ties stay ties
     c = correlate(means[metric], means[human], method)
     return CorrelationResult("system", c, len(means), int(np.isnan(c)), len(data))
 

@@ -2,8 +2,18 @@
 "Gates before verdicts"). A judge that a gate flags takes no rank and no alt-test
 verdict there (the caller's job; :func:`alt_test_allowed` says whether and why).
 
-- :func:`near_constant`: the judge's answers are much less varied than the humans'
-  own on the same units. With s_J the judge's modal share (share of its valid
+- :func:`dispersion_gate` (scores, any scale): the judge's answers spread much less than
+  the humans' own on the same units. With sd_J the standard deviation of the judge's
+  valid answers, every sample's answer counted (so that averaging samples cannot make a
+  near-constant judge look varied), and sd_H the smallest of any single annotator's
+  with at least ``min_units`` labels and of the reference's (so a judge equal to the
+  reference or to an annotator is never flagged unless constant):
+
+      flagged  <=>  sd_J = 0   or   sd_J < ratio * sd_H
+
+  A ratio of standard deviations does not depend on the scale (1-5 or 0-100).
+- :func:`near_constant` (labels): the judge's answers are much less varied than the
+  humans' own on the same units. With s_J the judge's modal share (share of its valid
   answers equal to its most frequent answer) and s_H the largest modal share of
   any single annotator with at least ``min_units`` (30) labels (each on the units it
   labelled), or of the reference when there are no per-annotator labels (also counted
@@ -32,9 +42,10 @@ _TOL = 1e-12  # shares are ratios of counts: equal within rounding is equal
 @dataclass(frozen=True)
 class Gate:
     flagged: bool
-    modal_share: float          # the judge's
-    human_modal_share: float    # the largest of the annotators' (or the reference's)
+    judge: float                # the judge's modal share (labels) or standard deviation (scores)
+    human: float                # the most concentrated human's share / the smallest human SD
     reason: str = ""            # why flagged (empty when not)
+    measure: str = "modal share"
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -98,6 +109,31 @@ def near_constant(judge_labels, annotator_labels, threshold: float = 0.8, ratio:
         return Gate(True, s_j, s_h, f"near-constant: modal share {s_j:.3f} above {threshold:g}, and its other "
                     f"answers ({1 - s_j:.3f}) under {ratio:g} x the humans' ({1 - s_h:.3f})")
     return Gate(False, s_j, s_h, "")
+
+
+def dispersion_gate(judge_answers, annotator_labels, ratio: float = 0.25, reference=None,
+                    min_units: int = 30) -> Gate:
+    """The near-constant gate of a scored column (module docstring). ``judge_answers``: N
+    answers or N x samples (every valid sample counts); ``annotator_labels``: N x A (NaN =
+    not labelled) or N reference labels; ``reference``: N labels counted beside them."""
+    judge = np.asarray(judge_answers, dtype=float).ravel()
+    judge = judge[~np.isnan(judge)]
+    humans = np.asarray(annotator_labels, dtype=float)
+    humans = humans[:, None] if humans.ndim == 1 else humans
+    cols = [humans[:, a] for a in range(humans.shape[1])
+            if (~np.isnan(humans[:, a])).sum() >= min_units or np.ndim(annotator_labels) == 1]
+    cols += [np.asarray(reference, dtype=float)] if reference is not None else []
+    sds = [float(np.nanstd(c)) for c in cols if (~np.isnan(c)).sum() >= 2]
+    sd_h = min(sds) if sds else float("nan")
+    if judge.size == 0:
+        return Gate(False, float("nan"), sd_h, "", "SD")
+    sd_j = float(judge.std())
+    if sd_j <= _TOL:
+        return Gate(True, sd_j, sd_h, "near-constant: one answer for every unit", "SD")
+    if not np.isnan(sd_h) and sd_j < ratio * sd_h - _TOL:
+        return Gate(True, sd_j, sd_h, f"near-constant: its answers' SD {sd_j:.3g} under {ratio:g} x the "
+                    f"least dispersed human's ({sd_h:.3g})", "SD")
+    return Gate(False, sd_j, sd_h, "", "SD")
 
 
 def parse_gate(n_valid: int, n_units: int, threshold: float = 0.95) -> ParseGate:

@@ -1,40 +1,25 @@
-"""Leave-one-out (LOO) human rows: how well does one annotator agree with the others?
+"""Leave-one-out (LOO) references: how well does one annotator agree with the others?
 
 The paper's Table 6 correlates each SummEval expert with the mean of all three
 experts, a mean that contains the annotator being scored; that inflates the human
 "ceiling". Here each annotator ``a`` is scored against a reference built from the
-*other* annotators only, with the same level and statistic as the judges
-(definitions: docs/statistics.md, "The judge leaderboard"):
+*other* annotators only (definitions: docs/statistics.md, "Close to the humans"):
 
-- Likert: reference = mean of the other annotators' scores (NaN where none of
-  them scored the summary); the annotator's own scores are correlated with it at
-  the sample, system and dataset level (:func:`sumjudge.stats.matrix.levels_stack`).
-- Labels (binary, Pyramid SCU presence; pairwise choices): reference = the
-  majority label of the other annotators; a tie among them leaves the decision
-  out (counted). Accuracy = share of decisions where the annotator's label equals
-  the reference.
+- Likert: reference = mean of the other annotators' scores (:func:`others_mean`; NaN
+  where none of them scored the summary);
+- labels (binary, Pyramid SCU presence; pairwise choices): reference = the majority
+  label of the other annotators (:func:`majority`); a tie among them leaves the
+  decision out (counted). :func:`loo_labels` scores every annotator and judge so;
+- anonymous votes: :func:`loo_exchangeable`, from the counts alone.
 
-A judge is scored against the same references: once per split ``a`` (on the
-units that annotator ``a`` labelled), and the values are averaged over splits.
-So judge and humans are measured on one ruler.
+The leaderboard's leave-one-out values, their intervals and the closeness verdict
+are :mod:`sumjudge.stats.closeness`'s, on these references.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 import numpy as np
-
-from .matrix import LEVELS, levels_stack
-
-
-@dataclass(frozen=True)
-class LooLikert:
-    """Per level: each annotator's value against the others' mean, and each judge's average over splits."""
-
-    annotators: dict[str, list[float]]          # level -> value per annotator
-    judges: dict[str, dict[str, float]]         # judge -> level -> mean over splits
-    judge_splits: dict[str, dict[str, list[float]]] = field(default_factory=dict)  # judge -> level -> per split
-    n_cells: list[int] = field(default_factory=list)  # per annotator: summaries with own and reference score
 
 
 def others_mean(ratings: np.ndarray, a: int) -> np.ndarray:
@@ -45,40 +30,6 @@ def others_mean(ratings: np.ndarray, a: int) -> np.ndarray:
     cnt = valid.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(cnt > 0, np.where(valid, rest, 0.0).sum(axis=0) / np.maximum(cnt, 1), np.nan)
-
-
-def loo_likert(ratings, judges: dict[str, np.ndarray] | None = None, method: str = "spearman",
-               undefined: str = "zero") -> LooLikert:
-    """LOO rows of one Likert dimension.
-
-    ``ratings``: ``A x D x S`` (annotators x documents x systems, NaN = not rated);
-    ``judges``: name -> ``D x S`` judge scores. Needs at least two annotators."""
-    ratings = np.asarray(ratings, dtype=float)
-    if ratings.ndim != 3 or ratings.shape[0] < 2:
-        raise ValueError(f"need an A x D x S stack with A >= 2 annotators, got shape {ratings.shape}")
-    judges = judges or {}
-    for name, m in judges.items():
-        if np.shape(m) != ratings.shape[1:]:
-            raise ValueError(f"judge {name!r}: scores of shape {np.shape(m)} do not fit {ratings.shape[1:]}")
-    ann = {lv: [] for lv in LEVELS}
-    splits = {j: {lv: [] for lv in LEVELS} for j in judges}
-    n_cells = []
-    for a in range(ratings.shape[0]):
-        ref = others_mean(ratings, a)
-        own = ratings[a]
-        n_cells.append(int((~np.isnan(own) & ~np.isnan(ref)).sum()))
-        res = levels_stack(own, ref, method, undefined)
-        for lv in LEVELS:
-            ann[lv].append(float(res[lv]))
-        # the judge on the units annotator a scored (identical units), against a's reference
-        mask = ~np.isnan(own)
-        for j, m in judges.items():
-            jr = levels_stack(np.where(mask, np.asarray(m, dtype=float), np.nan), ref, method, undefined)
-            for lv in LEVELS:
-                splits[j][lv].append(float(jr[lv]))
-    means = {j: {lv: float(np.nanmean(v)) if np.isfinite(v).any() else float("nan") for lv, v in d.items()}
-             for j, d in splits.items()}
-    return LooLikert(ann, means, splits, n_cells)
 
 
 def majority(labels: np.ndarray) -> np.ndarray:
@@ -252,109 +203,3 @@ def counts_from_votes(votes) -> tuple[np.ndarray, np.ndarray]:
     """(yes votes, votes) per unit of an ``N x K`` 0/1 vote array (NaN = no vote)."""
     v = np.asarray(votes, dtype=float)
     return np.nansum(v, axis=1).astype(int), (~np.isnan(v)).sum(axis=1).astype(int)
-
-
-# ---------------------------------------------------------------- one ruler: identical units
-
-
-@dataclass(frozen=True)
-class LooValue:
-    """One annotator's leave-one-out value(s) (by level; ``accuracy`` for labels) and its units."""
-
-    values: dict[str, float]
-    n: int
-
-
-@dataclass(frozen=True)
-class LooJudge:
-    """A judge against the leave-one-out references, split by split, on the units the
-    left-out annotator is scored on (see :func:`loo_column`)."""
-
-    values: dict[str, float]                 # mean over splits
-    humans: dict[str, float]                 # the annotators' mean over splits on the same units
-    n: list[int]                             # units per split
-    splits: dict[str, list[float]]           # per level, per split
-    n_invalid: int = 0                       # units (summed over splits) without a valid judge answer
-
-
-@dataclass(frozen=True)
-class LooColumn:
-    annotators: dict[str, LooValue]
-    judges: dict[str, LooJudge]
-
-
-def _mean(v: list[float]) -> float:
-    a = np.asarray(v, dtype=float)
-    return float(np.nanmean(a)) if np.isfinite(a).any() else float("nan")
-
-
-def loo_column(labels, judges: dict[str, np.ndarray] | None = None, kind: str = "labels",
-               names: list[str] | None = None, method: str = "spearman", undefined: str = "zero",
-               tie: float | None = None, ties: str = "exact", invalid: str = "wrong") -> LooColumn:
-    """Leave-one-out values of one column: each annotator against the others, and each
-    judge against the same references **on the same units** (docs/statistics.md,
-    "One ruler").
-
-    ``kind="scores"``: ``labels`` is ``A x D x S``, judges ``D x S``; reference = the
-    others' mean; the split's units are the cells the annotator and the reference have;
-    a judge's split drops its invalid cells, for the judge and for the annotator alike
-    (``humans`` is the annotators' value on those cells), since a correlation cannot
-    score a missing answer. ``kind="labels"``: ``labels`` is ``N x A``, judges ``N``;
-    reference = the others' majority (a tie among them leaves the unit out);
-    ``invalid="wrong"`` scores a judge's invalid answer as wrong, so judge and annotator
-    are on identical units; ``drop`` leaves it out of both. ``tie``/``ties`` as
-    :func:`loo_labels`."""
-    if kind not in ("scores", "labels"):
-        raise ValueError(f"loo kind must be 'scores' or 'labels', not {kind!r}")
-    if invalid not in LOO_INVALID:
-        raise ValueError(f"loo invalid rule must be one of {LOO_INVALID}, not {invalid!r}")
-    x = np.asarray(labels, dtype=float)
-    n_ann = x.shape[0] if kind == "scores" else (x.shape[1] if x.ndim == 2 else 0)
-    if (kind == "scores" and x.ndim != 3) or n_ann < 2:
-        want = "A x D x S" if kind == "scores" else "N x A"
-        raise ValueError(f"need a {want} array with A >= 2 annotators, got shape {x.shape}")
-    names = names or [str(a) for a in range(n_ann)]
-    judges = {j: np.asarray(p, dtype=float) for j, p in (judges or {}).items()}
-    unit_shape = x.shape[1:] if kind == "scores" else (x.shape[0],)
-    for j, p in judges.items():
-        if p.shape != unit_shape:
-            raise ValueError(f"judge {j!r}: answers of shape {p.shape} do not fit the column's units {unit_shape}")
-    keys = list(LEVELS) if kind == "scores" else ["accuracy"]
-    ann: dict[str, LooValue] = {}
-    acc = {j: {"v": {k: [] for k in keys}, "h": {k: [] for k in keys}, "n": [], "bad": 0} for j in judges}
-    for a, name in enumerate(names):
-        own, ref, base = _split(x, a, kind, tie, ties)
-        ann[name] = LooValue(_score_split(own, ref, base, kind, method, undefined, tie, ties), int(base.sum()))
-        for j, p in judges.items():
-            bad = base & np.isnan(p)
-            units = base & ~bad if (kind == "scores" or invalid == "drop") else base
-            pj = np.where(bad & (units), np.inf, p)  # "wrong": an invalid answer never equals the reference
-            vj = _score_split(pj, ref, units, kind, method, undefined, tie, ties)
-            vh = _score_split(own, ref, units, kind, method, undefined, tie, ties)
-            for k in keys:
-                acc[j]["v"][k].append(vj[k])
-                acc[j]["h"][k].append(vh[k])
-            acc[j]["n"].append(int(units.sum()))
-            acc[j]["bad"] += int(bad.sum())
-    out = {j: LooJudge({k: _mean(d["v"][k]) for k in keys}, {k: _mean(d["h"][k]) for k in keys}, d["n"],
-                       d["v"], d["bad"]) for j, d in acc.items()}
-    return LooColumn(ann, out)
-
-
-def _split(x: np.ndarray, a: int, kind: str, tie, ties: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(own labels, reference, units scored) of split ``a``."""
-    if kind == "scores":
-        own, ref = x[a], others_mean(x, a)
-        return own, ref, ~np.isnan(own) & ~np.isnan(ref)
-    own, ref = x[:, a], majority(np.delete(x, a, axis=1))
-    base = ~np.isnan(own) & ~np.isnan(ref)
-    if tie is not None and ties == "decided":
-        base &= ref != tie
-    return own, ref, base
-
-
-def _score_split(pred, ref, units, kind, method, undefined, tie, ties) -> dict[str, float]:
-    if kind == "scores":
-        res = levels_stack(np.where(units, pred, np.nan), np.where(units, ref, np.nan), method, undefined)
-        return {lv: float(res[lv]) for lv in LEVELS}
-    return {"accuracy": _score(pred, ref, units, tie, ties)}

@@ -31,6 +31,15 @@ LEVELS = ("sample", "system", "dataset")
 
 # largest batch, in cells, evaluated in one go (bounds the memory to ~100 MB)
 _CHUNK_CELLS = 2_000_000
+# system means are rounded to this many decimals before ranking: summed in another order, equal
+# means (4.7777777777777786 and ...779, averages of thirds) would otherwise break a tie by rounding noise
+MEAN_DECIMALS = 10
+
+
+def tie_safe(means: np.ndarray) -> np.ndarray:
+    """Means rounded to :data:`MEAN_DECIMALS`, so that equal means rank as ties whatever the
+    order they were summed in."""
+    return np.round(means, MEAN_DECIMALS)
 
 
 def likert_matrix(df: pd.DataFrame, column: str, docs, systems, doc: str = "doc_id",
@@ -147,7 +156,7 @@ def _levels_chunk(xs: np.ndarray, ys: np.ndarray, method: str, undefined: str,
     with np.errstate(invalid="ignore", divide="ignore"):
         mx = np.where(cnt > 0, np.where(valid, xs, 0.0).sum(axis=-2) / cnt, np.nan)
         my = np.where(cnt > 0, np.where(valid, ys, 0.0).sum(axis=-2) / cnt, np.nan)
-    out["system"] = corr_last(mx, my, method)[0]
+    out["system"] = corr_last(tie_safe(mx), tie_safe(my), method)[0]
     # dataset level: every cell
     shape = xs.shape[:-2] + (xs.shape[-2] * xs.shape[-1],)
     out["dataset"] = corr_last(xs.reshape(shape), ys.reshape(shape), method)[0]

@@ -1,25 +1,22 @@
-"""Ranks with ties for the judges of one column (definitions: docs/statistics.md,
-"Ranks with ties").
+"""Ranks with ties for the rows of one column, read from the paired tests and never
+rewritten (definitions: docs/statistics.md, "Ranks from the tests").
 
-Convention: a judge's rank is one plus the number of judges that are
-*significantly better* than it (Chatbot Arena's "Rank (UB)", Chiang et al. 2024),
-with the range ``[1 + #significantly better, n - #significantly worse]`` (the rank
-ranges of the WMT human evaluations, Koehn 2012; Bojar et al. 2013-2016).
-"Significantly better" is a one-sided paired test in that direction, its p-value
-adjusted by the configured correction over the column's 2m directional
-hypotheses (:func:`sumjudge.stats.paired.pair_family`), below ``alpha``.
+Convention: a row's rank is one plus the number of rows *significantly better* than it
+(adapted from Chatbot Arena's "Rank (UB)", Chiang et al. 2024, which counts the models
+whose interval lies entirely above; here a one-sided paired test, adjusted over the
+column's 2m directional hypotheses by :func:`sumjudge.stats.paired.pair_family`), with
+the range ``[1 + #significantly better, n - #significantly worse]`` (the WMT human
+evaluations' rank ranges, Koehn 2012; Bojar et al. 2013-2016).
 
-Paired tests on common units need not agree with the values (each judge's value
-is on its own valid units), so the raw ranks are then made monotone in value: a
-judge's rank (and the top of its range) is raised to the largest among the judges
-with a strictly higher value. So a judge never ranks above a judge with a higher
-value in the same column; judges with equal values may differ.
+The ranks are the tests' own. Where a row is significantly better than a row with a
+higher (or equal) value, both cells say so (``note``) and neither rank moves. Rank 1
+is never vacant: "significantly better" follows the values' order when the tests read
+the values' own statistic (the leaderboard's do), and a cycle of significant results,
+the only way to leave rank 1 empty, leaves the column unranked with that reason.
 
-No rank: a judge with a NaN value ("no value"); a judge that lacks a test result
-(the pair is missing, or its delta or p-value is NaN) against a judge that is
-still in the ranking. These are removed in rounds: each round removes every
-judge with the largest number of missing results, until every remaining pair
-has one ("no test result against B, C"); ``n`` is the number of ranked judges.
+No rank: a row with a NaN value ("no value"); a row that lacks a test result against a
+row still in the ranking (removed in rounds: each round removes every row with the most
+missing results, "no test result against B, C"); ``n`` counts the ranked rows.
 """
 from __future__ import annotations
 
@@ -27,13 +24,16 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+CYCLE = "the paired tests contradict each other (a cycle of significant results): no rank"
+
 
 @dataclass(frozen=True)
 class Rank:
-    rank: int | None   # 1 + judges significantly better, made monotone in value
+    rank: int | None   # 1 + rows significantly better
     low: int | None    # best rank the tests allow (= rank)
-    high: int | None   # worst rank: n - judges significantly worse, made monotone
+    high: int | None   # worst rank: n - rows significantly worse
     reason: str = ""   # why there is no rank (empty when ranked)
+    note: str = ""     # where value order and a significant test disagree
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -44,27 +44,15 @@ def _nan(x) -> bool:
 
 
 def _pair_result(r: dict) -> tuple[str | None, float] | None:
-    """(better judge or None, adjusted one-sided p) of one pair row; None when untested.
-
-    Rows of ``pair_family(..., one_sided=True)`` carry ``better`` and ``p_one_sided_adjusted``;
-    older rows (two-sided only) fall back on the sign of ``delta`` and ``p_adjusted``."""
-    delta = r.get("delta", float("nan"))
-    if "better" in r:
-        better, p = r["better"], r.get("p_one_sided_adjusted", float("nan"))
-        if better is None:  # delta 0: tested, no difference; NaN: untested
-            return None if _nan(delta) else (None, 1.0)
-    else:
-        p = r.get("p_adjusted", float("nan"))
-        if _nan(delta):
-            return None
-        better = None if delta == 0 else (r["a"] if delta > 0 else r["b"])
-        if better is None:
-            return None, 1.0
-    return None if _nan(p) else (better, float(p))
+    """(better row or None, adjusted one-sided p) of a :func:`pair_family` row; None when untested."""
+    if r.get("better") is None:   # delta 0: tested, no difference; NaN: untested
+        return None if _nan(r.get("delta", float("nan"))) else (None, 1.0)
+    p = r.get("p_one_sided_adjusted", float("nan"))
+    return None if _nan(p) else (r["better"], float(p))
 
 
 def _drop_untested(names: list[str], results: dict) -> tuple[list[str], dict[str, str]]:
-    """Remove, round by round, every judge with the most missing test results."""
+    """Remove, round by round, every row with the most missing test results."""
     left, reasons = list(names), {}
     while True:
         missing = {k: [o for o in left if o != k and frozenset((k, o)) not in results] for k in left}
@@ -76,40 +64,44 @@ def _drop_untested(names: list[str], results: dict) -> tuple[list[str], dict[str
         left = [k for k in left if k not in reasons]
 
 
-def rank_judges(values: dict[str, float], pairs: list[dict], alpha: float = 0.05) -> dict[str, Rank]:
-    """One :class:`Rank` per judge of ``values`` (higher value is better) from the column's
-    pair tests ``pairs`` (rows of :func:`sumjudge.stats.paired.pair_family`)."""
-    out: dict[str, Rank] = {}
-    valued = []
-    for k, v in values.items():
-        if _nan(v if v is None else float(v)):
-            out[k] = Rank(None, None, None, "no value")
-        else:
-            valued.append(k)
-    results = {}
-    for r in pairs:
-        if r["a"] in values and r["b"] in values:
-            res = _pair_result(r)
-            if res is not None:
-                results[frozenset((r["a"], r["b"]))] = res
-    ranked, reasons = _drop_untested(sorted(valued), results)
-    for k, why in reasons.items():
-        out[k] = Rank(None, None, None, why)
-    n = len(ranked)
-    better = {k: 0 for k in ranked}
-    worse = {k: 0 for k in ranked}
+def _wins(ranked: list[str], results: dict, alpha: float) -> list[tuple[str, str]]:
+    """(winner, loser) of every significant pair among ``ranked``."""
+    out = []
     for i, a in enumerate(ranked):
         for b in ranked[i + 1:]:
             winner, p = results[frozenset((a, b))]
             if winner is not None and p < alpha:
-                loser = b if winner == a else a
-                better[loser] += 1
-                worse[winner] += 1
-    low = {k: 1 + better[k] for k in ranked}
-    high = {k: n - worse[k] for k in ranked}
+                out.append((winner, b if winner == a else a))
+    return out
+
+
+def _notes(wins: list[tuple[str, str]], values: dict) -> dict[str, list[str]]:
+    notes: dict[str, list[str]] = {}
+    for w, lo in wins:
+        if float(values[w]) <= float(values[lo]):
+            notes.setdefault(w, []).append(f"significantly better than {lo}, whose value is not lower")
+            notes.setdefault(lo, []).append(f"{w} is significantly better, with a value not higher")
+    return notes
+
+
+def rank_judges(values: dict[str, float], pairs: list[dict], alpha: float = 0.05) -> dict[str, Rank]:
+    """One :class:`Rank` per row of ``values`` (higher is better) from the column's pair
+    tests ``pairs`` (rows of :func:`sumjudge.stats.paired.pair_family`)."""
+    out = {k: Rank(None, None, None, "no value") for k, v in values.items() if _nan(None if v is None else float(v))}
+    results = {}
+    for r in pairs:
+        if r["a"] in values and r["b"] in values and (res := _pair_result(r)) is not None:
+            results[frozenset((r["a"], r["b"]))] = res
+    ranked, reasons = _drop_untested(sorted(k for k in values if k not in out), results)
+    out.update({k: Rank(None, None, None, why) for k, why in reasons.items()})
+    wins = _wins(ranked, results, alpha)
+    better = {k: sum(1 for _, lo in wins if lo == k) for k in ranked}
+    worse = {k: sum(1 for w, _ in wins if w == k) for k in ranked}
+    if ranked and min(better.values()) > 0:
+        out.update({k: Rank(None, None, None, CYCLE) for k in ranked})
+        return {k: out[k] for k in values}
+    notes = _notes(wins, values)
+    n = len(ranked)
     for k in ranked:
-        above = [o for o in ranked if float(values[o]) > float(values[k])]
-        lo = max([low[k]] + [low[o] for o in above])
-        hi = max([high[k], lo] + [high[o] for o in above])
-        out[k] = Rank(lo, lo, hi, "")
+        out[k] = Rank(1 + better[k], 1 + better[k], n - worse[k], "", "; ".join(notes.get(k, [])))
     return {k: out[k] for k in values}

@@ -40,11 +40,13 @@ def board(tmp_path):
 
 
 def test_settings_are_typed_and_a_partial_epsilon_keeps_config_yaml():
-    s = LeaderboardSettings.from_config({"leaderboard": {"alt_test": {"epsilon": {"summeval": 0.3}}}})
-    assert s.alt_test.epsilon_for("summeval") == 0.3
-    assert s.alt_test.epsilon_for("newsroom") == 0.15     # config.yaml's, not 0.1
+    s = LeaderboardSettings.from_config({"leaderboard": {"alt_test": {"epsilon": {"qags_cnn": 0.15}}}})
+    assert s.alt_test.epsilon_for("qags_cnn") == 0.15
+    assert s.alt_test.epsilon_for("summeval") == 0.2      # config.yaml's, not epsilon_default
     assert s.alt_test.epsilon_for("my_data") == 0.1       # epsilon_default
     assert (s.parse_gate, s.near_constant, s.near_constant_ratio, s.longer_margin) == (0.95, 0.8, 0.5, 0.2)
+    assert (s.near_constant_sd_ratio, s.close_margin, s.alt_test.likert_score, s.alt_test.control_shuffles) == (
+        0.25, 0.05, "rank", 20)
     with pytest.raises(TablesInputError, match=r"leaderboard\.alt_test\.q must be between 0 and 1"):
         LeaderboardSettings.from_config({"leaderboard": {"alt_test": {"q": 2}}})
 
@@ -78,14 +80,16 @@ def test_humans_are_rows_scored_leave_one_out(board):
 
 
 def test_the_judge_is_on_the_humans_ruler(board):
-    """Its leave-one-out value at the dataset level: the mean over the three splits of Spearman
-    against the other two experts' mean (all experts scored every summary), by hand."""
+    """Its leave-one-out value at the dataset level: the mean over the three splits (equal
+    weights: all experts scored every summary) of Spearman against the other two experts'
+    mean, by hand; its value: Spearman against the reference; the Tables 1-5 value kept apart."""
     data, out = board
     c = out["cells"].set_index(["row", "column"])
     want = np.mean([spearmanr(data["coherence"], data[[f"coherence_expert{b}" for b in range(3) if b != a]]
                               .mean(axis=1)).statistic for a in range(3)])
     assert c.loc[("good", "SummEval cohe. dataset"), "loo_value"] == pytest.approx(want)
-    assert c.loc[("good", "SummEval cohe. dataset"), "value"] == 0.9      # the Tables 1-5 value, kept apart
+    assert c.loc[("good", "SummEval cohe. dataset"), "value"] == pytest.approx(1.0)        # it copies the reference
+    assert c.loc[("good", "SummEval cohe. dataset"), "table_value"] == 0.9
 
 
 def test_a_greyed_judge_has_no_rank_no_alt_test_and_is_not_counted(board):
@@ -97,9 +101,11 @@ def test_a_greyed_judge_has_no_rank_no_alt_test_and_is_not_counted(board):
     assert (j["alt_verdict"] == f"not tested: {why}").all() and j["alt_passed"].isna().all()
     assert not (out["alt"]["row"] == "broken").any() and (out["pairs"][["a", "b"]] != "broken").all().all()
     s = out["summary"].set_index("row")
-    assert s.loc["broken", "alt_passes"] == "passes 0 of 0" and s.loc["broken", "greyed_columns"] == 12
+    # greyed columns count as not passed, over the same four alt-test columns as every row
+    assert s.loc["broken", "alt_passes"] == "passes 0 of 4" and s.loc["broken", "greyed_columns"] == 12
+    assert s.loc["broken", "close_to_humans"] == "close in 0 of 12" and s.loc["broken", "alt_rate"] == 0.0
     good = out["cells"][(out["cells"]["row"] == "good") & (out["cells"]["level"] == "sample")]
-    assert good["alt_verdict"].str.endswith("3 annotators; 0 invalid)").all()
+    assert good["alt_verdict"].str.contains("3 annotators; 0 invalid").all()
     assert s.loc["good", "alt_passes"].endswith(" of 4")                     # four dimensions tested
 
 
@@ -142,13 +148,15 @@ def test_constant_judge_and_human_mean_on_real_summeval(tmp_path, prepared):
     c = out["cells"].set_index(["row", "column"])
     share = max((data[f"consistency_expert{k}"] == 5).mean() for k in range(3))   # .891, the third expert
     mean = c.loc[("mean", "SummEval cons. sample")]
-    assert mean["modal_share"] == pytest.approx((data["consistency"] == 5).mean()) == pytest.approx(0.816, abs=1e-3)
-    assert mean["human_modal_share"] == pytest.approx(share) and not mean["greyed"] and mean["rank_group"] == 1
+    assert (data["consistency"] == 5).mean() == pytest.approx(0.816, abs=1e-3) and share == pytest.approx(0.891, abs=1e-3)
+    sds = [data[f"consistency_expert{k}"].std(ddof=0) for k in range(3)] + [data["consistency"].std(ddof=0)]
+    assert mean["dispersion"] == pytest.approx(data["consistency"].std(ddof=0)) and mean["dispersion_measure"] == "SD"
+    assert mean["human_dispersion"] == pytest.approx(min(sds)) and not mean["greyed"] and mean["rank_group"] == 1
     five = out["cells"][out["cells"]["row"] == "five"]
     assert five["greyed"].all() and (five["reason"] == "near-constant: one answer for every unit").all()
     assert five["alt_passed"].isna().all() and five["alt_other_passed"].isna().all()
     assert (five["alt_verdict"] == "not tested: near-constant: one answer for every unit").all()
-    assert out["summary"].set_index("row").loc["five", "alt_passes"] == "passes 0 of 0"
+    assert out["summary"].set_index("row").loc["five", "alt_passes"] == "passes 0 of 4"
 
 
 def _qags_judge(data, seed=0):
@@ -193,7 +201,7 @@ def test_realsumm_has_no_alt_test_and_says_why(tmp_path, prepared):
               table_cells(BUILTIN["realsumm"], "j", 0.9, 1000))
     j = out["cells"][out["cells"]["row"] == "j"].iloc[0]
     assert j["alt_verdict"].startswith("not tested: anonymous annotators (crowd votes per SCU")
-    assert len(out["alt"]) == 0 and out["summary"].set_index("row").loc["j", "alt_passes"] == "passes 0 of 0"
+    assert len(out["alt"]) == 0 and out["summary"].set_index("row").loc["j", "alt_passes"] == "no alt-test column"
 
 
 def test_clusters_are_documents_for_every_builtin_dataset(prepared):
@@ -220,7 +228,10 @@ def test_weighted_scores_are_a_row_of_their_own(tmp_path):
     c = out["cells"]
     plain, weighted = c[c["row"] == "j"], c[c["row"] == "j [weighted]"]
     assert len(plain) == len(weighted) == 12
-    assert plain["greyed"].all() and not weighted["greyed"].any() and (weighted["rank_group"] == 1).all()
+    assert plain["greyed"].all() and not weighted["greyed"].any()
+    # ranked alone: rank 1 where its column ranks anything; 3 systems are descriptive only
+    assert (weighted.loc[weighted["level"] != "system", "rank_group"] == 1).all()
+    assert weighted.loc[weighted["level"] == "system", "rank_reason"].eq("descriptive only: 3 systems (fewer than 6)").all()
     assert set(out["alt"]["row"]) == {"j [weighted]"}
     assert set(out["summary"]["row"]) == {"j", "j [weighted]", "humans (leave-one-out)"}
 
@@ -228,41 +239,18 @@ def test_weighted_scores_are_a_row_of_their_own(tmp_path):
 def test_latex_and_page_render(board):
     _, out = board
     tex = latex(out["cells"], out["summary"])
-    assert tex.count(r"\begin{table*}") == 13 and "expert0 (LOO)" in tex and "Tables 1-5 value" in tex
+    assert tex.count(r"\begin{table*}") == 13 and "expert0 (LOO)" in tex and "95\\% interval" in tex
     html = page(out["cells"], out["summary"], out["pairs"])
     assert html.index('id="verdict"') < html.index('class="dataset"')      # the answer first
-    assert "greyed (no rank, alt-test not tested): parse rate 0.500 (6 of 12 units) under 0.95" in html and "LOO " in html and "Tables 1-5 0.900" in html
+    assert "greyed (no rank, alt-test not tested): parse rate 0.500 (6 of 12 units) under 0.95" in html
+    assert "LOO " in html and "Tables 1-5 0.900" in html and "passes 0 of 0" not in html
+    assert html.count('<svg class="loo"') == 1 and "rank r (range a-b)" in html          # the figure, the glossary
+    # the figure: every row's LOO value (a dot) in every column, humans and judges on one axis
+    assert html.count("<circle") == int(out["cells"]["loo_value"].notna().sum())
+    assert "expert0 (LOO)</text>" in html and "humans (blue) and judges (orange)" in html
 
 
-def test_three_judges_whose_old_groups_invert_rank_in_value_order():
-    """Values A .9 > B .8 > C .7; only A-B is significant (Holm p .01 x 3 = .03; A-C and B-C p .5):
-    the old greedy groups gave A 1, C 1, B 2 (a worse judge above a better one); the
-    leaderboard's ranks (1 + significantly better, made monotone) give A 1, B 2, C 2."""
-    from sumjudge.leaderboard.columns import Column, ColumnFacts, JudgeFacts
-    from sumjudge.leaderboard.verdicts import ranks
-    from sumjudge.stats.paired import rank_groups
-    from sumjudge.stats.permutation import PermutationResult
-
-    values = {"A": 0.9, "B": 0.8, "C": 0.7}
-    p = {("A", "B"): 0.01, ("A", "C"): 0.5, ("B", "C"): 0.5}
-
-    def test(a, b):
-        d = values[a] - values[b]
-        return PermutationResult(d, p[(a, b)], 100, False, 50, p[(a, b)] / 2, 1 - p[(a, b)] / 2)
-
-    col = Column("X", "x", "t", "X", "d", "sample", "d")
-    judges = {k: JudgeFacts(k, k, {"value": v}, 50, 50, 0.3) for k, v in values.items()}
-    facts = ColumnFacts(col, judges, [], test)
-    got, fam = ranks(facts, {k: "" for k in values}, "holm")
-    assert {k: r.rank for k, r in got.items()} == {"A": 1, "B": 2, "C": 2}
-    assert rank_groups(values, fam) == {"A": 1, "C": 1, "B": 2}          # the old convention inverted
-    # a row without a value takes no rank, and says why
-    facts.judges["D"] = JudgeFacts("D", "D", {}, 50, 50, 0.3)
-    got, _ = ranks(facts, {k: "" for k in "ABCD"}, "holm")
-    assert got["D"].rank is None and got["D"].reason == "no value"
-
-
-def test_unknown_cost_and_time_stay_unknown():
+def test_unknown_cost_and_time_stay_unknown_and_local_cost_is_wall_time():
     from sumjudge.judge.spec import JudgeSettings
     from sumjudge.leaderboard.summary import JudgePricing, cost_row
     from sumjudge.tables.inputs import JudgeRun
@@ -278,11 +266,18 @@ def test_unknown_cost_and_time_stay_unknown():
         "usd_per_1k"] == "not priced"                                    # a reply without a cost: never 0
     r = cost_row(runs({"n_units": 10, "total_cost_usd": 0.02}), remote)
     assert r["usd_per_1k"] == pytest.approx(2.0) and r["seconds_per_1k"] == "not measured"
+    # a local judge costs price_per_hour x its wall time, not the sum of its latencies (review N14:
+    # under max_concurrency 4 the latencies add up to four times the time the machine was held)
+    r = cost_row(runs({"n_units": 2, "wall_s": 3.0}, latency=[3.0, 9.0]), JudgePricing(True, 3.6))
+    assert r["seconds_per_1k"] == pytest.approx(1500) and r["usd_total"] == pytest.approx(3.6 * 3 / 3600)
+    assert r["machine_seconds_per_1k"] == pytest.approx(6000)           # the latencies, shown apart
+    # a run answered from the cache took a rebuild's time, not the judge's: not measured, not priced
+    r = cost_row(runs({"n_units": 2, "wall_s": 0.2, "cache_hits": 2}, latency=[3.0, 9.0]), JudgePricing(True, 3.6))
+    assert r["seconds_per_1k"] == "not measured" and r["usd_per_1k"] == "not measured"
     r = cost_row(runs({"n_units": 2}, latency=[3.0, None]), JudgePricing(True, 3.6))
-    assert r["seconds_per_1k"] == "not measured" and r["usd_per_1k"] == "not priced"
-    r = cost_row(runs({"n_units": 2}, latency=[3.0, 9.0]), JudgePricing(True, 3.6))
-    assert r["seconds_per_1k"] == pytest.approx(6000) and r["usd_total"] == pytest.approx(3.6 * 12 / 3600)
-    assert cost_row(runs({"n_units": 2, "wall_s": 4}), JudgePricing(True))["usd_per_1k"] == "not priced"
+    assert r["machine_seconds_per_1k"] == "not measured" and r["usd_per_1k"] == "not measured"
+    # a local judge without price_per_hour is free, and says why (issue 34)
+    assert cost_row(runs({"n_units": 2, "wall_s": 4}), JudgePricing(True))["usd_per_1k"] == "free (no price_per_hour set)"
     emb = JudgeSettings.from_config("e", {"embedded": "qwen2.5-coder-0.5b-instruct", "model": "m",
                                           "price_per_hour": 2.0})
     assert JudgePricing.of(emb) == JudgePricing(True, 2.0) and emb.local_cost(1800) == pytest.approx(1.0)
@@ -346,6 +341,9 @@ def test_tldr_both_orders_in_the_cell(tmp_path):
     human = c[c["kind"] == "human"].iloc[0]
     assert "one label per unit" in human["note"]
     assert "flip 50% (flagged &gt; 10%)" in render(c, out["summary"], out["pairs"])
+    # both orders were asked and paid: the swapped run is costed too (review N14)
+    s = out["summary"].set_index("row").loc["j"]
+    assert s["units"] == 8 and s["usd_total"] == pytest.approx(0.02) and s["wall_s"] == pytest.approx(20.0)
 
 
 def test_tldr_longer_preference_for_the_judge_and_the_humans(tmp_path):
@@ -365,12 +363,10 @@ def test_tldr_longer_preference_for_the_judge_and_the_humans(tmp_path):
     assert c.loc["j", "reason"] == "parse rate 0.750 (3 of 4 units) under 0.95"
 
 
-def test_repeats_feed_one_aggregate_and_the_interval_counts_documents_once(tmp_path):
-    """A judge asked 3 times per unit: its leave-one-out value and modal share are those of a
-    judge answering the mean of its samples; its cells say 3 samples, the mean per-unit
-    variance over samples, and a cluster interval; a single-sample judge keeps its table's."""
-    from sumjudge.leaderboard.repeats import CLUSTERED, SINGLE
-
+def test_repeats_feed_one_aggregate_to_every_number_of_the_cell(tmp_path):
+    """A judge asked 3 times per unit: value, interval, leave-one-out and ranks are those of a
+    judge answering the mean of its samples (one estimand); its cells say 3 samples and the
+    mean per-unit variance over samples; the near-constant gate reads every sample (its SD)."""
     data = small_summeval()
     rng = np.random.default_rng(3)
     draws = [np.clip(data[d].to_numpy() + rng.normal(0, .7, len(data)), 1, 5) for d in DIMS for _ in range(3)]
@@ -383,11 +379,24 @@ def test_repeats_feed_one_aggregate_and_the_interval_counts_documents_once(tmp_p
     for dim, short in zip(DIMS, ("cohe.", "cons.", "flue.", "rele.")):
         for level in ("sample", "system", "dataset"):
             rep, mean = c.loc[("rep", f"SummEval {short} {level}")], c.loc[("mean", f"SummEval {short} {level}")]
-            assert rep["loo_value"] == pytest.approx(mean["loo_value"], nan_ok=True)
-            assert rep["modal_share"] == pytest.approx(mean["modal_share"])
-            assert rep["n_samples"] == 3 and rep["interval"] == CLUSTERED
+            for k in ("value", "ci_low", "ci_high", "loo_value"):
+                assert rep[k] == pytest.approx(mean[k], nan_ok=True), (dim, level, k)
+            assert rep["ci_low"] <= rep["value"] <= rep["ci_high"] and rep["table_value"] == 0.6
+            assert rep["n_samples"] == 3 and mean["n_samples"] == 1
             assert rep["sample_variance"] == pytest.approx(np.var(np.stack(per_dim[dim], axis=1), axis=1, ddof=1).mean())
-            assert np.isfinite(rep["ci_low"]) and rep["ci_low"] < rep["ci_high"]
-            assert rep["ci_low"] != pytest.approx(0.55)          # not the table's cell (value 0.6 +- 0.05)
-            assert mean["n_samples"] == 1 and mean["interval"] == SINGLE["interval"]
-            assert (mean["ci_low"], mean["ci_high"]) == pytest.approx((0.45, 0.55))
+            assert rep["dispersion"] == pytest.approx(np.std(np.stack(per_dim[dim])))
+
+
+def test_the_frontier_says_so_with_fewer_than_two_points(tmp_path):
+    """Issue 34: a frontier of one point with overlapping labels; now one point is said in words,
+    two or more are drawn with their names (and no price glued to the label)."""
+    from sumjudge.leaderboard.render import frontier
+
+    one = pd.DataFrame([{"row": "a", "kind": "judge", "seconds_per_1k": 10.0, "mean_rank": 1.0, "usd_per_1k": 0.1}])
+    frontier(one, str(tmp_path / "one.svg"))
+    text = (tmp_path / "one.svg").read_text()
+    assert "no frontier to draw" in text and "Judge frontier" not in text
+    two = pd.concat([one, one.assign(row="b", seconds_per_1k=20.0, mean_rank=2.0)])
+    frontier(two, str(tmp_path / "two.svg"))
+    text = (tmp_path / "two.svg").read_text()
+    assert "Judge frontier: time against mean rank" in text and "USD/1k" not in text

@@ -1,84 +1,25 @@
-"""The alt-test, leave-one-out human rows and the paired tests between judges,
-each against values computed by hand (the arithmetic is in the comments)."""
+"""The alternative annotator test (sumjudge/stats/alt_test.py): alignment, the one-sided
+t-test and Benjamini-Yekutieli by hand, a family fixed beforehand, the null control's
+shuffle, invalid replies as losses, judges whose truth is known on the real SummEval
+experts, and the authors' own numbers reproduced (benchmarks/alttest_reproduce.py)."""
+import importlib.util
+import json
 import math
 
 import numpy as np
 import pytest
 
+from sumjudge.stats import alt_test as at
 from sumjudge.stats.alt_test import (AnnotatorTest, alignment, annotator_tests, by_adjust, judge_alt_test,
-                                     one_sided_t, within_group_ranks)
-from sumjudge.stats.loo import loo_labels, loo_likert, majority, votes_from_counts
-from sumjudge.stats.paired import cluster_paired_accuracy, pair_family, rank_groups, separable
-from sumjudge.stats.permutation import PermutationResult
-from sumjudge.stats.ranks import rank_judges
+                                     one_sided_t, shuffle_within, within_group_ranks)
+from sumjudge.stats.gates import alt_test_allowed, near_constant
+from support import alttest_format
+from support.harness import REPO
 
 NAN = float("nan")
-
-
-# ---------------------------------------------------------------- leave-one-out
-
-
-def test_loo_likert_one_document_three_annotators():
-    # one document, three systems; annotators' scores and a judge's
-    ratings = np.array([[[1, 2, 3]], [[1, 3, 2]], [[2, 1, 3]]], dtype=float)
-    judge = np.array([[3, 2, 1]], dtype=float)
-    res = loo_likert(ratings, {"j": judge})
-    # annotator 0 vs mean(1, 2) = [1.5, 2, 2.5]: same order -> rho = 1
-    # annotator 1 vs mean(0, 2) = [1.5, 1.5, 3] (ranks 1.5 1.5 3), own ranks 1 3 2:
-    #   dx = (-1, 1, 0), dy = (-.5, -.5, 1), sum dx dy = 0 -> rho = 0
-    # annotator 2 vs mean(0, 1) = [1, 2.5, 2.5], own ranks 2 1 3:
-    #   dx = (0, -1, 1), dy = (-1, .5, .5) -> 0
-    assert res.annotators["sample"] == pytest.approx([1.0, 0.0, 0.0])
-    assert res.annotators["dataset"] == pytest.approx([1.0, 0.0, 0.0])
-    # judge ranks 3 2 1: vs ref0 -> -1; vs ref1: dx = (1, 0, -1), sxy = -1.5, sxx = 2, syy = 1.5
-    #   -> -1.5 / sqrt(3) = -0.8660; vs ref2 the same; mean = (-1 - 2 * 0.8660) / 3
-    assert res.judge_splits["j"]["sample"] == pytest.approx([-1.0, -1.5 / math.sqrt(3), -1.5 / math.sqrt(3)])
-    assert res.judges["j"]["sample"] == pytest.approx((-1 - 3 / math.sqrt(3)) / 3)
-    assert res.n_cells == [3, 3, 3]
-
-
-def test_loo_likert_needs_two_annotators():
-    with pytest.raises(ValueError, match="A >= 2"):
-        loo_likert(np.ones((1, 2, 3)))
-
-
-def test_loo_labels_binary_majority_of_the_others():
-    votes = np.array([[1, 1, 0], [0, 0, 0], [1, 0, 1], [1, 0, NAN]])
-    judge = np.array([1, 0, 1, 1], dtype=float)
-    res = loo_labels(votes, {"j": judge})
-    # a=0: others' majority: tie, 0, tie, 0 -> own 0 right (u1), 1 wrong (u3): 1/2, two ties
-    # a=1: tie, 0, 1, 1 -> own 0 right, 0 wrong, 0 wrong: 1/3, one tie
-    # a=2: 1, 0, tie, (not labelled by 2) -> own 0 wrong, 0 right: 1/2, one tie
-    assert res.annotators == pytest.approx([0.5, 1 / 3, 0.5])
-    assert res.n == [2, 3, 2]
-    assert res.n_ties == [2, 1, 1]
-    # the judge on the same units and references: 1/2, 3/3, 2/2 -> mean 5/6
-    assert res.judge_splits["j"] == pytest.approx([0.5, 1.0, 1.0])
-    assert res.judges["j"] == pytest.approx(5 / 6)
-
-
-def test_loo_pairwise_choices_majority_with_three_options():
-    # pairwise choices (0/1, and 2 for "tie" if a protocol allowed it): the mode must be unique
-    assert np.array_equal(majority(np.array([[0, 1, 2], [2, 2, 1], [1, NAN, NAN]])), [NAN, 2, 1], equal_nan=True)
-    res = loo_labels(np.array([[0, 0, 1], [1, 1, 1]], dtype=float))
-    # a=0: others (0, 1) tie, (1, 1) -> 1 right: 1/1; a=1 the same; a=2: (0, 0) -> 0, own 1 wrong; 1 right: 1/2
-    assert res.annotators == pytest.approx([1.0, 1.0, 0.5])
-
-
-def test_loo_pyramid_from_anonymous_vote_counts():
-    votes = votes_from_counts([2, 0, 3], [3, 3, 3])
-    assert votes.tolist() == [[1, 1, 0], [0, 0, 0], [1, 1, 1]]
-    res = loo_labels(votes)
-    # a=0: others (1,0) tie, (0,0) 0 right, (1,1) 1 right -> 1; a=1 likewise -> 1;
-    # a=2: others (1,1) -> 1, own 0 wrong; right; right -> 2/3
-    assert res.annotators == pytest.approx([1.0, 1.0, 2 / 3])
-    assert np.isnan(votes_from_counts([1], [2])[0]).sum() == 0
-    assert np.isnan(votes_from_counts([1, 0], [1, 2])[0, 1])
-    with pytest.raises(ValueError, match="yes votes"):
-        votes_from_counts([3], [2])
-
-
-# ---------------------------------------------------------------- alt-test
+H0 = [1, 0, 1, 1, 0]
+H1 = [1, 1, 1, 0, 0]
+LABELS = np.array([H0, H1], dtype=float).T
 
 
 def test_alignment_scores():
@@ -150,63 +91,178 @@ def test_judge_alt_test_family_spans_columns():
     assert (y.winning_rate, y.passed, y.n_left_out) == (1.0, True, 1)
 
 
-# ---------------------------------------------------------------- between judges
+def test_a_family_fixed_beforehand_counts_the_tests_not_run_as_p_1():
+    mk = lambda col, a, p: AnnotatorTest(col, a, 40, 0.9, 0.5, -3.0, p)  # noqa: E731
+    tests = [mk("x", "a", 0.01), mk("x", "b", 0.02)]
+    # m = 2, c = 1.5: .01 x 3 = .03, .02 x 3 / 2 = .03; with a family of 6 (four gated tests as p = 1):
+    # c(6) = 2.45, .01 x 6 x 2.45 = .147, .02 x 6 x 2.45 / 2 = .147
+    assert [t.p_adjusted for t in judge_alt_test(tests, {"x": []})[0]] == pytest.approx([0.03, 0.03])
+    done, (v,) = judge_alt_test(tests, {"x": []}, family_size=6)
+    assert [t.p_adjusted for t in done] == pytest.approx([0.147, 0.147]) and not v.passed
 
 
-def test_cluster_paired_accuracy_exact_by_hand():
-    # differences 1 0 0 1 in clusters c1 c1 c2 c3: cluster sums 1, 0, 1; observed 2/4 = .5
-    # 8 sign patterns: |(+-1 +-0 +-1)/4| >= .5 when both non-zero clusters share a sign: 4 of 8
-    res = cluster_paired_accuracy([1, 1, 0, 1], [0, 1, 0, 0], ["c1", "c1", "c2", "c3"])
-    assert res.statistic == pytest.approx(0.5)
-    assert res.exact and res.n_permutations == 8 and res.p_value == pytest.approx(0.5)
-    # NaN (an invalid reply) leaves the decision out of both
-    res = cluster_paired_accuracy([1, NAN, 0, 1], [0, 1, 0, 0], ["c1", "c1", "c2", "c3"])
-    assert res.n_units == 3 and res.statistic == pytest.approx(2 / 3)
+def test_shuffle_within_keeps_each_groups_answers():
+    values = np.arange(8, dtype=float)
+    groups = ["a", "a", "a", "b", "b", "c", "d", "e"]
+    out = shuffle_within(values, groups, seed=3)
+    assert sorted(out[:3]) == [0, 1, 2] and sorted(out[3:5]) == [3, 4]
+    # single-unit groups (c, d, e) cannot move alone: shuffled together
+    assert sorted(out[5:]) == [5, 6, 7] and not np.array_equal(out, values)
+    assert np.array_equal(shuffle_within(values, groups, seed=3), out)            # seeded
+    rows = shuffle_within(np.arange(8.0).reshape(4, 2), None, seed=1)            # samples move with their unit
+    assert sorted(rows[:, 0]) == [0, 2, 4, 6] and (rows[:, 1] == rows[:, 0] + 1).all()
 
 
-def test_pair_family_holm_and_ranks():
-    ps = {("A", "B"): 0.01, ("A", "C"): 0.04, ("B", "C"): 0.03}
-    fam = pair_family(["A", "B", "C"], lambda a, b: PermutationResult(0.1, ps[(a, b)], 100, False, 10,
-                                                                      ps[(a, b)] / 2, 1 - ps[(a, b)] / 2))
-    # Holm: sorted .01*3 = .03, .03*2 = .06, .04*1 = .04 -> monotone .03 .06 .06
-    assert [r["p_adjusted"] for r in fam] == pytest.approx([0.03, 0.06, 0.06])
-    assert separable(fam) == 1
-    # one-sided, Holm over 6 directional hypotheses: .005 .02 .015 (then three near 1)
-    # sorted .005*6 = .03, .015*5 = .075, .02*4 = .08 -> A>B .03, A>C .08, B>C .075
-    assert [r["p_one_sided_adjusted"] for r in fam] == pytest.approx([0.03, 0.08, 0.075])
-    ranks = rank_judges({"A": 0.8, "B": 0.7, "C": 0.3}, fam)
-    # only A > B is significant: B ranks 2, and C (lower value than B) is not put above it
-    assert {k: (r.rank, r.high) for k, r in ranks.items()} == {"A": (1, 2), "B": (2, 3), "C": (2, 3)}
-    assert rank_groups({"A": 0.8, "B": 0.7, "C": 0.3}, fam) == {"A": 1, "C": 1, "B": 2}  # the old inversion
-    pairs = [{"a": "A", "b": "B", "delta": 0.1, "p_adjusted": 0.4},
-             {"a": "A", "b": "C", "delta": 0.5, "p_adjusted": 0.01},
-             {"a": "B", "b": "C", "delta": 0.4, "p_adjusted": 0.03}]
-    ranks = rank_judges({"A": 0.8, "B": 0.7, "C": 0.3, "D": NAN}, pairs)
-    assert {k: r.rank for k, r in ranks.items()} == {"A": 1, "B": 1, "C": 3, "D": None}
-    assert ranks["D"].reason == "no value"
+def test_within_group_ranks_are_scipys_average_ranks():
+    from scipy.stats import rankdata
+
+    rng = np.random.default_rng(0)
+    v = rng.integers(1, 6, (60, 3)).astype(float)
+    v[rng.random(v.shape) < 0.1] = NAN
+    g = rng.integers(0, 7, 60).astype(str)
+    got = within_group_ranks(v, g)
+    for k in np.unique(g):
+        for c in range(3):
+            x = v[g == k, c]
+            want = np.full(x.shape, NAN)
+            want[~np.isnan(x)] = rankdata(x[~np.isnan(x)])
+            assert np.array_equal(got[g == k, c], want, equal_nan=True)
 
 
-# ---------------------------------------------------------------- both pairwise orders
+
+# ---------------------------------------------------------------- invalid replies, the gates, real SummEval
+
+def test_invalid_reply_is_a_loss_by_hand():
+    pred = [1, 1, NAN, 0, 0]
+    answered = [True, True, False, True, True]
+    (t0, _), _ = at.annotator_tests("c", pred, LABELS, ["h0", "h1"], "accuracy", 0.2, 2,
+                                    answered=answered, invalid="loss")
+    # j = h0: units 0 1 3 4 as in the old hand test give W_f 1 1 1 1, W_h 1 0 0 1; unit 2 is a loss:
+    # W_f 0, W_h 1 -> d = 0 -1 1 -1 0, the one_sided_t hand example: t -1.069045, p .172636
+    assert (t0.n, t0.n_invalid) == (5, 1)
+    assert (t0.rho_judge, t0.rho_human) == pytest.approx((0.8, 0.6))
+    assert t0.t == pytest.approx(-1.069045, abs=1e-6) and t0.p_value == pytest.approx(0.172636, abs=1e-6)
+    # dropped (the reference procedure): d = 0 -1 -1 0, mean -.5, sd sqrt(1/3): t = -.7 / (sqrt(1/3) / 2)
+    (d0, _), _ = at.annotator_tests("c", pred, LABELS, ["h0", "h1"], "accuracy", 0.2, 2, answered=answered)
+    assert (d0.n, d0.n_invalid, d0.rho_judge) == (4, 1, 1.0)
+    assert d0.t == pytest.approx(-0.7 / (math.sqrt(1 / 3) / 2))
+    # a NaN where answered is True is a unit not asked: left out, not invalid, under both rules
+    (n0, _), _ = at.annotator_tests("c", pred, LABELS, ["h0", "h1"], "accuracy", 0.2, 2, invalid="loss")
+    assert (n0.n, n0.n_invalid) == (4, 0) and n0.t == pytest.approx(d0.t)
+    with pytest.raises(ValueError, match="invalid must be"):
+        at.annotator_tests("c", pred, LABELS, invalid="skip")
+    with pytest.raises(ValueError, match="one flag per unit"):
+        at.annotator_tests("c", pred, LABELS, answered=[True])
 
 
-def test_both_orders_rules_by_hand():
-    from sumjudge.stats.orders import both_orders
-    # five pairs; gold = original index of the better summary
-    original = [0, 1, 0, 0, NAN]
-    swapped = [1, 0, 1, 1, 0]     # displayed positions; as original index: 0, 1, 0, 0, 1
-    gold = [0, 0, 1, 0, 1]
-    r = both_orders(original, swapped, gold)
-    # pairs 0-3 valid in both orders, all consistent -> consistency 1, flip 0
-    assert (r.n_pairs, r.consistency, r.flip_rate, r.n_conflicts, r.flagged) == (4, 1.0, 0.0, 0, False)
-    # first position: original answers 0 1 0 0 (3 firsts), swapped 1 0 1 1 0 (2 firsts): 5 of 9
-    assert r.first_position_rate == pytest.approx(5 / 9)
-    # original only: right on pairs 0 and 3 of 4 valid -> .5
-    assert r.acc_original == pytest.approx(0.5)
-    r = both_orders([0, 0, 0, 1], [0, 0, 1, 1], [0, 1, 0, 1])
-    # swapped as original index 1 1 0 0: pairs 2 agree (0), others conflict -> consistency 1/4, flip .75
-    assert r.consistency == pytest.approx(0.25) and r.flagged and r.n_conflicts == 3
-    # first position: 0 0 0 1 and 0 0 1 1 -> 5 of 8
-    assert r.first_position_rate == pytest.approx(5 / 8)
-    assert r.acc_original == pytest.approx(0.75)           # 0=0, 0!=1, 0=0, 1=1
-    assert r.acc_agreement_else_tie == pytest.approx((0.5 + 0.5 + 1 + 0.5) / 4)
-    assert r.acc_agreement_only == pytest.approx(1.0)      # the one agreeing pair is right
+def test_verdict_reports_invalid_units_and_not_tested():
+    pred = [1, 1, NAN, 0, 0]
+    tests, left = at.annotator_tests("c", pred, LABELS, ["h0", "h1"], "accuracy", 0.2, 2,
+                                     answered=[True, True, False, True, True], invalid="loss")
+    _, (v,) = at.judge_alt_test(tests, {"c": left})
+    assert v.n_invalid == 1 and v.reason == ""
+    _, (v,) = at.judge_alt_test(tests, {"c": left}, n_invalid={"c": 7})
+    assert v.n_invalid == 7
+    nt = at.not_tested("c", "near-constant: one answer for every unit", 3)
+    assert (nt.passed, nt.n_annotators, nt.n_invalid) == (False, 0, 3) and math.isnan(nt.winning_rate)
+    assert nt.reason == "not tested: near-constant: one answer for every unit"
+
+
+@pytest.fixture(scope="module")
+def summeval(prepared):
+    return prepared("summeval")
+
+
+def _verdict(df, dim, pred, score, **kw):
+    lab = df[[f"{dim}_expert{i}" for i in range(3)]].to_numpy(dtype=float)
+    pl, ll = pred, lab
+    if score == "rank":
+        pl, ll = at.within_group_ranks(pred, df["doc_id"]), at.within_group_ranks(lab, df["doc_id"])
+    tests, left = at.annotator_tests(dim, pl, ll, ["e0", "e1", "e2"], score, 0.2, 30, **kw)
+    done, (v,) = at.judge_alt_test(tests, {dim: left}, 0.05)
+    return done, v
+
+
+def test_constant_judge_on_real_summeval_consistency(summeval):
+    df = summeval
+    five = np.full(len(df), 5.0)
+    # what the alt-test alone says (review H1): neg_rmse passes it, rank fails it
+    done, v = _verdict(df, "consistency", five, "neg_rmse")
+    assert v.passed and v.winning_rate == 1.0
+    assert [t.rho_judge for t in done] == pytest.approx([0.9, 0.905625, 0.899375])
+    done, v = _verdict(df, "consistency", five, "rank")
+    assert not v.passed and v.winning_rate == 0.0
+    assert v.advantage == pytest.approx(0.3008, abs=1e-4)
+    # with the gate first, it is not tested under either score
+    experts = df[[f"consistency_expert{i}" for i in range(3)]].to_numpy(dtype=float)
+    ok, why = alt_test_allowed(near_constant(five, experts))
+    assert not ok and why == "not tested: near-constant: one answer for every unit"
+
+
+def test_known_truth_judges_on_real_summeval(summeval):
+    df = summeval
+    experts = df[[f"consistency_expert{i}" for i in range(3)]].to_numpy(dtype=float)
+    mean = df["consistency"].to_numpy(dtype=float)
+    # the expert mean (it contains the left-out expert, so it wins): not greyed, passes both scores
+    assert alt_test_allowed(near_constant(mean, experts)) == (True, "")
+    for score in ("neg_rmse", "rank"):
+        assert _verdict(df, "consistency", mean, score)[1].passed
+    # a random judge (uniform 1-5) fails both
+    rand = np.random.default_rng(0).integers(1, 6, len(df)).astype(float)
+    for score in ("neg_rmse", "rank"):
+        assert _verdict(df, "consistency", rand, score)[1].winning_rate == 0.0
+    # the mean judge that fails to answer half the units: dropped, it still passes on its half;
+    # counted as losses, it fails (rho_judge at most about .5)
+    half = mean.copy()
+    half[::2] = NAN
+    answered = ~np.isnan(half)
+    assert _verdict(df, "consistency", half, "neg_rmse", answered=answered)[1].passed
+    done, v = _verdict(df, "consistency", half, "neg_rmse", answered=answered, invalid="loss")
+    assert not v.passed and v.n_invalid == 800 and max(t.rho_judge for t in done) <= 0.5
+
+
+def test_length_biased_judge_is_not_greyed_and_fails(summeval):
+    df = summeval
+    experts = df[[f"consistency_expert{i}" for i in range(3)]].to_numpy(dtype=float)
+    words = df["summary"].str.split().str.len().to_numpy(dtype=float)
+    longer = 1.0 + np.searchsorted(np.quantile(words, [0.2, 0.4, 0.6, 0.8]), words, side="right")  # length quintile
+    g = near_constant(longer, experts)
+    assert not g.flagged and g.judge == pytest.approx(0.2, abs=0.02)
+    for score in ("neg_rmse", "rank"):
+        assert not _verdict(df, "consistency", longer, score)[1].passed
+
+
+# ---------------------------------------------------------------- the authors' numbers (benchmarks/alttest_reproduce.py)
+
+def _script():
+    spec = importlib.util.spec_from_file_location("alttest_reproduce", REPO / "benchmarks/alttest_reproduce.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_hand_computed_numbers_are_reproduced(tmp_path, capsys):
+    folder = alttest_format.write(tmp_path)
+    script = _script()
+    for (dataset, llm), want in alttest_format.BY_HAND.items():
+        humans = json.loads((folder / "data" / dataset / "human_annotations.json").read_text())
+        llms = json.loads((folder / "data" / dataset / "llm_annotations.json").read_text())
+        wr, ap = script.ours(humans, llms[llm], {"cat": "accuracy", "stars": "neg_rmse"}[dataset], 0.2)
+        assert (round(wr, 2), round(ap, 2)) == want, (dataset, llm)
+    assert script.main([str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert "6 of 6 published numbers reproduced" in out and "differs" not in out
+
+
+def test_a_number_that_differs_is_flagged_and_fails(tmp_path, capsys):
+    published = {**alttest_format.BY_HAND, ("cat", "bad"): (0.50, 0.50)}
+    assert _script().main([str(alttest_format.write(tmp_path, published))]) == 1
+    out = capsys.readouterr().out
+    assert "5 of 6 published numbers reproduced" in out
+    assert [line.split()[:2] for line in out.splitlines() if "differs" in line] == [["cat", "bad"]]
+
+
+def test_units_with_one_human_label_or_no_llm_label_are_left_out(tmp_path):
+    humans = {"h0": {"u0": "a", "u1": "a", "u2": "b"}, "h1": {"u0": "a", "u2": "b"}}
+    names, labels, pred = _script().matrices(humans, {"u0": "a", "u1": "b"})
+    assert names == ["h0", "h1"] and labels.tolist() == [[0.0, 0.0]] and pred.tolist() == [0.0]

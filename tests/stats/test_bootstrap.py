@@ -1,18 +1,16 @@
-"""Bootstrap intervals, the matrix form of the correlation levels, accuracies:
-small cases with known answers."""
+"""Percentile bootstrap intervals (sumjudge/stats/bootstrap.py): known quantiles, the
+resampling schemes and their shared draws, cluster resampling, and the leaderboard's
+level resamples equal to resampling every copy."""
 import math
 import time
 
 import numpy as np
-import pandas as pd
 import pytest
 
-from sumjudge.stats.accuracy import accuracy, clopper_pearson, correctness
-from sumjudge.stats.bootstrap import (BootBoth, ClusterBootstrap, boot_both_levels, cluster_codes,
+from sumjudge.stats.bootstrap import (BootBoth, ClusterBootstrap, boot_both_levels, cluster_codes, level_resamples,
                                       percentile_interval)
-from sumjudge.stats.correlation import LEVELS, correlation_levels
-from sumjudge.stats.matrix import levels_stack, likert_matrix, rank_last
-from support.synthetic import tidy
+from sumjudge.stats.correlation import LEVELS
+from sumjudge.stats.matrix import UNDEFINED_ROWS, levels_stack
 
 
 def test_percentile_interval_known_quantiles():
@@ -31,41 +29,6 @@ def test_perfectly_correlated_pair_has_interval_at_one():
     for lv in LEVELS:
         ci = percentile_interval(boot[lv])
         assert (ci.low, ci.high) == pytest.approx((1.0, 1.0)), lv
-
-
-@pytest.mark.parametrize("method", ["spearman", "kendall"])
-@pytest.mark.parametrize("undefined", ["zero", "skip"])
-def test_matrix_levels_equal_the_reference_implementation(method, undefined):
-    rng = np.random.default_rng(7)
-    x = rng.integers(1, 5, size=(9, 6)).astype(float)   # many ties
-    y = rng.integers(1, 4, size=(9, 6)).astype(float)
-    y[2] = 3.0                                           # a constant document: undefined
-    x[4, :5] = np.nan                                    # a document with a single valid pair
-    x[5] = np.nan                                        # a document with none
-    y[0, 1] = np.nan
-    ref = correlation_levels(tidy(x, y), "metric", "human", method=method, undefined=undefined)
-    got = levels_stack(x, y, method, undefined)
-    for lv in LEVELS:
-        assert float(got[lv]) == pytest.approx(ref[lv].value, abs=1e-12), lv
-
-
-def test_ranks_ignore_missing_values():
-    from scipy.stats import rankdata
-
-    rng = np.random.default_rng(4)
-    a = rng.integers(1, 4, size=(5, 7, 9)).astype(float)
-    a[rng.random(a.shape) < 0.3] = np.nan
-    expected = rankdata(a, axis=-1, nan_policy="omit")
-    assert np.array_equal(np.isnan(rank_last(a)), np.isnan(a))
-    assert np.allclose(rank_last(a), expected, equal_nan=True)
-
-
-def test_likert_matrix_layout_and_duplicates():
-    df = pd.DataFrame({"doc_id": ["a", "a", "b"], "system": ["s1", "s2", "s1"], "v": [1.0, 2.0, 3.0]})
-    m = likert_matrix(df, "v", ["a", "b"], ["s1", "s2"])
-    assert m[0].tolist() == [1.0, 2.0] and m[1, 0] == 3.0 and math.isnan(m[1, 1])
-    with pytest.raises(ValueError, match="more than one row"):
-        likert_matrix(pd.concat([df, df.iloc[:1]]), "v", ["a", "b"], ["s1", "s2"])
 
 
 def test_boot_both_draws_documents_and_systems_together():
@@ -109,23 +72,58 @@ def test_cluster_bootstrap_pools_decisions_of_the_drawn_clusters():
     assert drawn.counts.shape == (50, 5) and (drawn.counts.sum(axis=1) == 5).all()
 
 
-def test_accuracy_hand_computed_and_invalid_handling():
-    pred = [1, 0, 1, np.nan]
-    gold = [1, 1, 1, 0]
-    assert correctness(pred, gold).tolist()[:3] == [1.0, 0.0, 1.0]
-    drop = accuracy(pred, gold, "drop")
-    wrong = accuracy(pred, gold, "wrong")
-    assert (drop.value, drop.n, drop.n_missing) == (pytest.approx(2 / 3), 3, 1)
-    assert (wrong.value, wrong.n, wrong.n_missing) == (pytest.approx(2 / 4), 4, 1)
-    # a metric's TLDR tie (-1) matches no human choice
-    assert accuracy([-1, 0], [0, 0]).value == pytest.approx(0.5)
-    with pytest.raises(ValueError, match="invalid must be"):
-        correctness(pred, gold, "zero")
+def test_schemes_share_their_draws_and_fix_the_other_dimension():
+    both = BootBoth.draw(5, 4, n_resamples=7, seed=3, scheme="both")
+    docs = BootBoth.draw(5, 4, n_resamples=7, seed=3, scheme="documents")
+    syst = BootBoth.draw(5, 4, n_resamples=7, seed=3, scheme="systems")
+    assert np.array_equal(docs.docs, both.docs) and np.array_equal(syst.systems, both.systems)
+    assert (docs.systems == np.arange(4)).all() and (syst.docs == np.arange(5)).all()
+    x = np.arange(20.0).reshape(5, 4)
+    assert np.array_equal(docs.take(x)[2], x[both.docs[2]])
+    with pytest.raises(ValueError, match="tables.bootstrap"):
+        BootBoth.draw(5, 4, scheme="inputs")
 
 
-def test_clopper_pearson_known_values():
-    low, high = clopper_pearson(0, 10, 0.95)
-    assert low == 0.0 and high == pytest.approx(1 - 0.025 ** (1 / 10))
-    low, high = clopper_pearson(10, 10, 0.95)
-    assert high == 1.0 and low == pytest.approx(0.025 ** (1 / 10))
-    assert all(math.isnan(v) for v in clopper_pearson(0, 0))
+def test_documents_scheme_manufactures_no_undefined_documents_and_both_does():
+    # 40 documents x 6 systems; in every document only one system differs from the rest in
+    # the human score, so dropping that system (as a system resample often does) makes the
+    # document constant, i.e. undefined
+    rng = np.random.default_rng(0)
+    y = np.full((40, 6), 4.0)
+    y[np.arange(40), rng.integers(0, 6, 40)] = 2.0
+    y[:3] = 5.0                                    # 3 documents constant in the data
+    x = y + rng.normal(size=y.shape)
+    point = levels_stack(x, y, count_undefined=True)
+    assert float(point[UNDEFINED_ROWS]) == 3
+    docs = BootBoth.draw(40, 6, 400, seed=1, scheme="documents")
+    got = boot_both_levels(x, y, docs, count_undefined=True)[UNDEFINED_ROWS]
+    # per resample: exactly the number of draws that hit one of the 3 constant documents
+    assert np.array_equal(got, (docs.docs < 3).sum(axis=1))
+    assert got.mean() == pytest.approx(3, abs=0.3)
+    both = BootBoth.draw(40, 6, 400, seed=1, scheme="both")
+    assert boot_both_levels(x, y, both, count_undefined=True)[UNDEFINED_ROWS].mean() > 10
+
+
+def test_interval_reports_mean_and_position():
+    ci = percentile_interval([0.0, 1.0, 2.0, 3.0, 4.0, np.nan], 0.5)
+    assert ci.mean == pytest.approx(2.0) and (ci.low, ci.high) == pytest.approx((1.0, 3.0))
+    assert ci.position(1.5) == pytest.approx(0.25) and ci.position(3.0) == pytest.approx(1.0)
+    assert math.isnan(percentile_interval([1.0, 1.0]).position(1.0))
+
+
+@pytest.mark.parametrize("method", ["spearman", "kendall"])
+@pytest.mark.parametrize("undefined", ["zero", "skip"])
+def test_level_resamples_equal_resampling_every_copy(method, undefined):
+    """The leaderboard's interval draws: sample and dataset levels as boot_both_levels under
+    ``documents`` (the same document draws), the system level as under ``both``."""
+    rng = np.random.default_rng(3)
+    y = rng.integers(1, 6, size=(30, 7)).astype(float)
+    x = np.round(y + rng.normal(size=y.shape))
+    x[2, 3], y[4] = np.nan, np.nan          # a missing cell; a document without human scores
+    x[6] = 3.0                              # a constant document: undefined at the sample level
+    both = BootBoth.draw(30, 7, 200, 5, "both")
+    got = level_resamples(x, y, both, method, undefined)
+    docs = boot_both_levels(x, y, BootBoth.draw(30, 7, 200, 5, "documents"), method, undefined)
+    sys_ = boot_both_levels(x, y, both, method, undefined)
+    for lv, want in (("sample", docs), ("dataset", docs), ("system", sys_)):
+        assert np.allclose(got[lv], want[lv], rtol=0, atol=1e-12, equal_nan=True), lv

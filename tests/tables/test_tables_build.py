@@ -20,7 +20,7 @@ from support.harness import REPO
 from support.synthetic import write_judge
 
 # a few documents only: per-summary swaps and raw p-values keep a dagger for the LaTeX test to find
-# (the default schemes and Holm are tested in test_schemes_correction_settings.py)
+# (the default schemes and Holm are tested in tests/stats/test_permutation.py and test_correction.py)
 SETTINGS = TableSettings(bootstrap_resamples=100, permutation_resamples=100, seed=1, permutation="summaries",
                          correction="none")
 # for tests whose assertions do not depend on the resamples (caveat and provenance columns)

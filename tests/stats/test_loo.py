@@ -1,15 +1,51 @@
-"""Leave-one-out rows that do not depend on the order of anonymous votes, and judges
-scored on the same units as the left-out annotator (docs/statistics.md,
-"Anonymous annotators" and "One ruler"); hand-computed values."""
+"""Leave-one-out references (sumjudge/stats/loo.py): the others' mean and majority, every
+annotator against them by hand, and the order-free rule of anonymous votes, also on the
+real REALSumm counts."""
 import math
 
 import numpy as np
 import pytest
 
-from sumjudge.stats.loo import (counts_from_votes, loo_column, loo_exchangeable, loo_labels, loo_likert,
+from sumjudge.stats.loo import (counts_from_votes, loo_exchangeable, loo_labels, majority, others_mean,
                                 votes_from_counts)
 
 NAN = float("nan")
+
+
+def test_loo_labels_binary_majority_of_the_others():
+    votes = np.array([[1, 1, 0], [0, 0, 0], [1, 0, 1], [1, 0, NAN]])
+    judge = np.array([1, 0, 1, 1], dtype=float)
+    res = loo_labels(votes, {"j": judge})
+    # a=0: others' majority: tie, 0, tie, 0 -> own 0 right (u1), 1 wrong (u3): 1/2, two ties
+    # a=1: tie, 0, 1, 1 -> own 0 right, 0 wrong, 0 wrong: 1/3, one tie
+    # a=2: 1, 0, tie, (not labelled by 2) -> own 0 wrong, 0 right: 1/2, one tie
+    assert res.annotators == pytest.approx([0.5, 1 / 3, 0.5])
+    assert res.n == [2, 3, 2]
+    assert res.n_ties == [2, 1, 1]
+    # the judge on the same units and references: 1/2, 3/3, 2/2 -> mean 5/6
+    assert res.judge_splits["j"] == pytest.approx([0.5, 1.0, 1.0])
+    assert res.judges["j"] == pytest.approx(5 / 6)
+
+
+def test_loo_pairwise_choices_majority_with_three_options():
+    # pairwise choices (0/1, and 2 for "tie" if a protocol allowed it): the mode must be unique
+    assert np.array_equal(majority(np.array([[0, 1, 2], [2, 2, 1], [1, NAN, NAN]])), [NAN, 2, 1], equal_nan=True)
+    res = loo_labels(np.array([[0, 0, 1], [1, 1, 1]], dtype=float))
+    # a=0: others (0, 1) tie, (1, 1) -> 1 right: 1/1; a=1 the same; a=2: (0, 0) -> 0, own 1 wrong; 1 right: 1/2
+    assert res.annotators == pytest.approx([1.0, 1.0, 0.5])
+
+
+def test_loo_pyramid_from_anonymous_vote_counts():
+    votes = votes_from_counts([2, 0, 3], [3, 3, 3])
+    assert votes.tolist() == [[1, 1, 0], [0, 0, 0], [1, 1, 1]]
+    res = loo_labels(votes)
+    # a=0: others (1,0) tie, (0,0) 0 right, (1,1) 1 right -> 1; a=1 likewise -> 1;
+    # a=2: others (1,1) -> 1, own 0 wrong; right; right -> 2/3
+    assert res.annotators == pytest.approx([1.0, 1.0, 2 / 3])
+    assert np.isnan(votes_from_counts([1], [2])[0]).sum() == 0
+    assert np.isnan(votes_from_counts([1, 0], [1, 2])[0, 1])
+    with pytest.raises(ValueError, match="yes votes"):
+        votes_from_counts([3], [2])
 
 
 def test_loo_exchangeable_by_hand():
@@ -66,42 +102,9 @@ def test_vote_order_changes_nothing_on_real_realsumm(realsumm_counts):
     assert 0.8 < a.human < 0.95 and 0.6 < a.judge < 0.85
 
 
-def test_loo_column_labels_judge_on_identical_units():
-    votes = np.array([[1, 1, 0], [0, 0, 0], [1, 0, 1], [1, 0, NAN]])
-    judge = np.array([1, NAN, 1, 1])
-    col = loo_column(votes, {"j": judge}, "labels", ["a", "b", "c"])
-    # splits as tests/stats/test_alt_test.py: a=0 units 1, 3 (refs 0, 0); a=1 units 1..3 (0, 1, 1); a=2 units 0, 1 (1, 0)
-    assert {k: (v.values["accuracy"], v.n) for k, v in col.annotators.items()} == {
-        "a": (0.5, 2), "b": (pytest.approx(1 / 3), 3), "c": (0.5, 2)}
-    j = col.judges["j"]
-    # invalid unit 1 counts wrong: a=0: (wrong, 1 vs 0 wrong) 0; a=1: wrong, right, right 2/3; a=2: right, wrong 1/2
-    assert j.splits["accuracy"] == pytest.approx([0.0, 2 / 3, 0.5])
-    assert j.n == [2, 3, 2] and j.n_invalid == 3
-    assert j.humans["accuracy"] == pytest.approx((0.5 + 1 / 3 + 0.5) / 3)
-    drop = loo_column(votes, {"j": judge}, "labels", invalid="drop").judges["j"]
-    # unit 1 out of both: a=0: unit 3 only (judge 1 vs 0: 0; human 1 vs 0: 0); a=1: units 2, 3 (judge 1, 1 vs 1, 1;
-    # human 0, 0): judge 1, human 0; a=2: unit 0 (judge 1 vs 1; human 0 vs 1): 1 and 0
-    assert drop.splits["accuracy"] == pytest.approx([0.0, 1.0, 1.0]) and drop.n == [1, 2, 1]
-    assert drop.humans["accuracy"] == pytest.approx(0.0)
-
-
-def test_loo_column_likert_matches_loo_likert_and_masks_invalid_cells():
-    ratings = np.array([[[1, 2, 3]], [[1, 3, 2]], [[2, 1, 3]]], dtype=float)
-    judge = np.array([[3, 2, 1]], dtype=float)
-    col = loo_column(ratings, {"j": judge}, "scores")
-    old = loo_likert(ratings, {"j": judge})
-    assert [col.annotators[str(a)].values["sample"] for a in range(3)] == pytest.approx(old.annotators["sample"])
-    assert col.judges["j"].values["sample"] == pytest.approx(old.judges["j"]["sample"])
-    assert col.judges["j"].n == [3, 3, 3]
-    # a judge equal to the left-out annotator's reference... here: a judge missing one cell
-    judge2 = np.array([[NAN, 2, 1]])
-    j = loo_column(ratings, {"j": judge2}, "scores").judges["j"]
-    assert j.n == [2, 2, 2] and j.n_invalid == 3
-    # on cells 1, 2 only. a=0: ref (2, 2.5); annotator (2, 3) -> 1, judge (2, 1) -> -1.
-    # a=1: ref (1.5, 3); annotator (3, 2) -> -1, judge -> -1. a=2: ref (2.5, 2.5) constant: undefined -> 0 for both
-    assert j.splits["sample"] == pytest.approx([-1.0, -1.0, 0.0])
-    assert j.humans["sample"] == pytest.approx(0.0) and j.values["sample"] == pytest.approx(-2 / 3)
-    with pytest.raises(ValueError, match="A >= 2"):
-        loo_column(np.ones((1, 2, 3)), kind="scores")
-    with pytest.raises(ValueError, match="do not fit"):
-        loo_column(ratings, {"j": np.ones((2, 3))}, "scores")
+def test_others_mean_leaves_the_annotator_out():
+    ratings = np.array([[[1.0, NAN]], [[3.0, 4.0]], [[5.0, NAN]]])
+    # a=0: mean(3, 5) = 4 and 4; a=1: mean(1, 5) = 3 and none (NaN); a=2: mean(1, 3) = 2 and 4
+    assert np.array_equal(others_mean(ratings, 0), [[4.0, 4.0]])
+    assert np.array_equal(others_mean(ratings, 1), [[3.0, NAN]], equal_nan=True)
+    assert np.array_equal(others_mean(ratings, 2), [[2.0, 4.0]])

@@ -1,0 +1,67 @@
+"""One figure per dataset: every row's leave-one-out value and interval on one axis per
+column, the humans (blue) and the judges (orange) together, so that "close to the
+humans" is seen before it is read (docs/statistics.md, "Close to the humans"). Plain
+inline SVG, drawn here: deterministic, no plotting library, no file.
+"""
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import pandas as pd
+
+PANEL_W, LABEL_W, ROW_H, TOP = 250, 150, 14, 30
+COLORS = {"human": "#1f77b4", "judge": "#ff7f0e"}
+
+
+def _points(part: pd.DataFrame) -> pd.DataFrame:
+    """The rows with a leave-one-out value, humans first, labelled short (a human by its annotator's name)."""
+    keep = part[part["loo_value"].notna()]
+    keep = keep.iloc[np.argsort((keep["kind"] != "human").to_numpy(), kind="stable")].reset_index(drop=True)
+    names = keep["annotator"] if "annotator" in keep else pd.Series([np.nan] * len(keep))
+    label = [f"{a} (LOO)" if k == "human" and isinstance(a, str) else str(r)
+             for k, a, r in zip(keep["kind"], names, keep["row"])]
+    return keep[["kind", "loo_value", "loo_low", "loo_high"]].assign(row=label)
+
+
+def _panel(col: str, pts: pd.DataFrame, x0: float, y0: float) -> list[str]:
+    """One column: its rows' LOO dots and whiskers on an axis spanning their intervals."""
+    vals = pts[["loo_value", "loo_low", "loo_high"]].to_numpy(float)
+    lo, hi = np.nanmin(vals), np.nanmax(vals)
+    lo, hi = (lo - 0.05, hi + 0.05) if hi - lo < 1e-9 else (lo - 0.02 * (hi - lo), hi + 0.02 * (hi - lo))
+    left = x0 + LABEL_W
+
+    def x(v: float) -> float:
+        return left + (v - lo) / (hi - lo) * (PANEL_W - 10)
+
+    out = [f'<text x="{x0:.0f}" y="{y0 + 12:.0f}" font-size="11" font-weight="bold">{html.escape(col)}</text>']
+    for i, r in pts.iterrows():
+        y = y0 + TOP + i * ROW_H
+        c = COLORS.get(r["kind"], "#555")
+        out.append(f'<text x="{left - 4:.0f}" y="{y + 4:.0f}" font-size="9" text-anchor="end">'
+                   f'{html.escape(str(r["row"])[:28])}</text>')
+        if not np.isnan(r["loo_low"]):
+            out.append(f'<line x1="{x(r["loo_low"]):.1f}" x2="{x(r["loo_high"]):.1f}" y1="{y:.0f}" y2="{y:.0f}" '
+                       f'stroke="{c}"/>')
+        out.append(f'<circle cx="{x(r["loo_value"]):.1f}" cy="{y:.0f}" r="3" fill="{c}"/>')
+    yb = y0 + TOP + len(pts) * ROW_H
+    out.append(f'<text x="{left:.0f}" y="{yb + 4:.0f}" font-size="9">{lo:.2f}</text>'
+               f'<text x="{left + PANEL_W - 10:.0f}" y="{yb + 4:.0f}" font-size="9" text-anchor="end">{hi:.2f}</text>')
+    return out
+
+
+def dataset_figure(label: str, part: pd.DataFrame, per_row: int = 3) -> str:
+    """The dataset's figure (empty when no column has a leave-one-out value)."""
+    panels = [(col, _points(p)) for col, p in part.groupby("column", sort=False)]
+    panels = [(c, p) for c, p in panels if len(p)]
+    if not panels:
+        return ""
+    height = TOP + ROW_H * max(len(p) for _, p in panels) + 20
+    w = LABEL_W + PANEL_W + 20
+    body = [s for i, (c, p) in enumerate(panels) for s in _panel(c, p, (i % per_row) * w, (i // per_row) * height)]
+    rows = -(-len(panels) // per_row)
+    title = (f"{label}: leave-one-out value and 95 % interval of every row, humans (blue) and judges (orange); "
+             f"each column on its own axis")
+    return (f'<svg class="loo" xmlns="http://www.w3.org/2000/svg" width="{w * min(per_row, len(panels))}" '
+            f'height="{rows * height + 16}" role="img"><title>{html.escape(title)}</title>'
+            f'<text x="0" y="{rows * height + 12}" font-size="10">{html.escape(title)}</text>{"".join(body)}</svg>')

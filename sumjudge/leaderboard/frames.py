@@ -1,0 +1,147 @@
+"""The verdict path's entry point and its frames (docs/statistics.md, "The verdict path in
+memory"): columns in, the ``cells``, ``pairs`` and ``alt`` frames out, after the one step
+that spans columns, the alt-test's family.
+
+The family of one row is every annotator x column test the run's columns hold: its size
+is fixed by the columns (their identified annotators with enough units), whatever the
+gates let through, so every row faces the same Benjamini-Yekutieli correction; a test
+not run (a greyed column) counts as p = 1. The deciding score's tests (``rank`` or
+``neg_rmse`` for scores, ``accuracy`` for labels) form the family; the other score of
+scored columns forms its own. The null control runs each shuffle of a column's answers through
+the same family, in the column's place, and counts the shuffles that pass.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..stats import alt_test as at
+from ..tables.settings import TableSettings
+from .inputs import LabelInput, ScoreInput
+from .labels import label_column
+from .scores import score_column
+from .settings import LeaderboardSettings
+from .verdicts import ColumnResult
+
+CELL_COLUMNS = ["row", "kind", "column", "table", "dataset", "dimension", "level", "value", "n", "ci_low", "ci_high",
+                "interval", "interval_extended", "table_value", "loo_value", "loo_low", "loo_high", "human_loo",
+                "close_diff", "close_low", "close_high", "close_bound", "close", "close_verdict", "twin",
+                "rank_group", "rank_low", "rank_high", "rank_reason", "rank_note", "separable_pairs", "spa",
+                "parse_rate", "n_units", "n_invalid", "dispersion", "human_dispersion", "dispersion_measure",
+                "greyed", "reason", "alt_result", "alt_verdict", "alt_winning_rate", "alt_advantage", "alt_passed",
+                "alt_annotators", "alt_left_out", "alt_family", "alt_control_pass_rate",
+                "alt_other_score", "alt_other_winning_rate", "alt_other_advantage", "alt_other_passed", "note",
+                "flip_rate", "position_consistency", "first_position_rate", "acc_original", "acc_agreement_else_tie",
+                "acc_agreement_only", "n_conflicts", "flip_flag", "n_samples", "sample_variance", "length_bias",
+                "length_bias_n", "alt_key", "judge", "annotator"]
+
+
+PAIR_COLUMNS = ["column", "a", "b", "delta", "p_value", "n_units", "exact", "better", "p_one_sided",
+                "p_one_sided_adjusted"]
+
+
+def column(inp: ScoreInput | LabelInput, answers: dict[str, np.ndarray], tables: TableSettings,
+           board: LeaderboardSettings, extras: dict | None = None) -> ColumnResult:
+    """One column's verdicts (:func:`sumjudge.leaderboard.scores.score_column` or
+    :func:`sumjudge.leaderboard.labels.label_column`)."""
+    if isinstance(inp, ScoreInput):
+        return score_column(inp, answers, tables, board, extras)
+    return label_column(inp, answers, tables, board, extras)
+
+
+def _tests(results: list[ColumnResult], row: str, pick) -> tuple[list, dict]:
+    """(tests, column -> annotators left out) of ``row`` where ``pick(result)`` names its kind."""
+    tests, left = [], {}
+    for res in results:
+        kind = pick(res)
+        if kind and row in res.tests and kind in res.tests[row]:
+            t, lo = res.tests[row][kind]
+            tests += t
+            left[res.alt_key] = lo
+    return tests, left
+
+
+def _control(results: list[ColumnResult], row: str, tests: list, size: int, q: float) -> dict[str, float]:
+    """Per column: the share of the row's shuffles that pass, each shuffle's tests taking the
+    column's place in the row's family (the other columns' tests as they are)."""
+    out = {}
+    for res in results:
+        shuffles = res.tests.get(row, {}).get("control", [])
+        rest = [t for t in tests if t.column != res.alt_key]
+        passed = [at.judge_alt_test(rest + t, {res.alt_key: lo}, q, family_size=size)[1] for t, lo in shuffles]
+        out[res.alt_key] = float(np.mean([next(v for v in vs if v.column == res.alt_key).passed for vs in passed])) \
+            if passed else np.nan
+    return out
+
+
+def row_alt(results: list[ColumnResult], row: str, board: LeaderboardSettings) -> dict:
+    """One row's alt-test: ``deciding`` and ``other`` as ``(adjusted tests, {column:
+    ColumnVerdict})``, ``control`` as ``{column: share of shuffles passing}`` (module docstring)."""
+    deciding, q = board.alt_test.likert_score, board.alt_test.q
+    size = sum(r.family for r in results)
+    tests, left = _tests(results, row, lambda r: r.scores[0])
+    done, verdicts = at.judge_alt_test(tests, left, q, family_size=size)
+    other, oleft = _tests(results, row, lambda r: board.alt_test.other_score if r.scores[0] == deciding else None)
+    odone, overdicts = at.judge_alt_test(other, oleft, q,
+                                         family_size=sum(r.family for r in results if r.scores[0] == deciding))
+    return {"deciding": (done, {v.column: v for v in verdicts}), "other": (odone, {v.column: v for v in overdicts}),
+            "control": _control(results, row, tests, size, q)}
+
+
+def _alt_text(d, control: float, n_invalid: int, min_instances: int) -> tuple[str, str]:
+    """(result, verdict text) of a tested column; ``control``: the share of its shuffles passing."""
+    if not d.n_annotators:
+        return "not tested", f"not tested: every annotator has fewer than {min_instances} units"
+    rates = f"winning rate {d.winning_rate:.2f}, {d.n_annotators} annotators; {n_invalid} invalid"
+    if d.passed and control > 0:
+        return "uninformative", (f"uninformative: passes ({rates}), but so do its own answers shuffled "
+                                 f"({control:.0%} of the shuffles)")
+    return ("passes", f"passes ({rates})") if d.passed else ("fails", f"fails ({rates})")
+
+
+def _alt_fields(cell: dict, alt: dict, res: ColumnResult, board: LeaderboardSettings) -> dict:
+    if cell["kind"] != "judge":
+        return {}
+    if cell.get("greyed"):
+        return {"alt_result": "not tested", "alt_verdict": f"not tested: {cell['reason']}"}
+    if not res.family and not res.tests:
+        return {"alt_result": "not tested", "alt_verdict": f"not tested: {res.note or 'no identified annotators'}"}
+    d = alt.get("deciding", ([], {}))[1].get(res.alt_key)
+    if d is None:
+        return {"alt_result": "not tested", "alt_verdict": "not tested"}
+    c = alt["control"].get(res.alt_key, np.nan)
+    result, text = _alt_text(d, c, int(cell.get("n_invalid", 0)), board.alt_test.min_instances)
+    out = {"alt_result": result, "alt_verdict": text, "alt_winning_rate": d.winning_rate, "alt_advantage": d.advantage,
+           "alt_passed": d.passed, "alt_annotators": d.n_annotators, "alt_left_out": d.n_left_out,
+           "alt_control_pass_rate": c}
+    o = alt.get("other", ([], {}))[1].get(res.alt_key)
+    if o is not None and res.scores[0] != "accuracy":
+        out.update(alt_other_score=board.alt_test.other_score, alt_other_winning_rate=o.winning_rate,
+                   alt_other_advantage=o.advantage, alt_other_passed=o.passed)
+    return out
+
+
+def frames(results: list[ColumnResult], board: LeaderboardSettings) -> dict:
+    """``cells``, ``pairs``, ``alt`` and the judge ``rows`` (in order of appearance)."""
+    rows = list(dict.fromkeys(c["row"] for res in results for c in res.cells if c["kind"] == "judge"))
+    alt = {r: row_alt(results, r, board) for r in rows}
+    cells = [{**c, **_alt_fields(c, alt.get(c["row"], {}), res, board),
+              **({"alt_family": res.family} if c["kind"] == "judge" else {})} for res in results for c in res.cells]
+    out = pd.DataFrame(cells)
+    for k in CELL_COLUMNS:
+        if k not in out:
+            out[k] = np.nan
+    alt_rows = [{"row": r, "test": kind, "score_used": kind == "deciding", **t.as_dict()}
+                for r in rows for kind in ("deciding", "other") for t in alt[r][kind][0]]
+    pairs = pd.DataFrame([p for res in results for p in res.pairs], columns=PAIR_COLUMNS)
+    return {"cells": out[CELL_COLUMNS + [c for c in out if c not in CELL_COLUMNS]], "pairs": pairs,
+            "alt": pd.DataFrame(alt_rows), "rows": rows}
+
+
+def verdict_frames(columns, tables: TableSettings | None = None, board: LeaderboardSettings | None = None) -> dict:
+    """The verdicts of ``columns`` in memory: ``[(ScoreInput or LabelInput, {row: units x
+    samples answers}), ...]`` (an optional third item: row -> extra cell fields). Returns
+    the frames of :func:`frames`; the leaderboard's build adds the summary and costs."""
+    tables = tables or TableSettings()
+    board = board or LeaderboardSettings.from_config({})
+    return frames([column(c[0], c[1], tables, board, c[2] if len(c) > 2 else None) for c in columns], board)
