@@ -14,7 +14,7 @@ import pandas as pd
 
 from . import library
 from .measures import Measure, Source, annotator_sources, judge_sources
-from .ppi import covered, effective_n, full_correlation, labelled_sets, labels_saved, ppi_means, truth
+from .ppi import Pools, covered, effective_n, full_correlation, labelled_sets, labels_saved, ppi_means, truth
 from .settings import SavingsSettings
 
 LEDGER_COLUMNS = [
@@ -62,17 +62,18 @@ def _summaries(d, target: np.ndarray, n: int, m: np.ndarray, scale: float) -> di
 
     mse_ppi, mse_cl = mean((d.estimate - target) ** 2), mean((d.classical - target) ** 2)
     saved = labels_saved(mse_ppi, mse_cl, mean(d.n), m)     # a column's own labelled documents (a policy's few)
-    return {"lambda": mean(d.lam), "width_classical": 2 * mean(d.half_classical), "width_ppi": 2 * mean(d.half),
+    return {"lambda": mean(d.lam), "width_classical": mean(d.width_classical), "width_ppi": mean(d.width),
             "rmse_classical": np.sqrt(mse_cl), "rmse_ppi": np.sqrt(mse_ppi), "saved_per_100": saved,
             "ess": effective_n(saved, n), "saved_per_100_width": mean(d.saved_width),
-            "coverage_classical": mean(covered(d.classical, d.half_classical, target, scale)),
-            "coverage_ppi": mean(covered(d.estimate, d.half, target, scale)), "constant_share": mean(d.constant),
+            "coverage_classical": mean(covered(d.lower_classical, d.upper_classical, target, scale)),
+            "coverage_ppi": mean(covered(d.lower, d.upper, target, scale)), "constant_share": mean(d.constant),
             "fallback_share": mean(d.fallback), "resamples": count}
 
 
 def _cells(m: Measure, src: Source, n: int, labelled: np.ndarray, pairs, s: SavingsSettings) -> list[dict]:
     names, y, h, valid = _columns(m, src, pairs)
-    d = ppi_means(y, h, valid, labelled, s.confidence, s.interval, s.finite_population)
+    d = ppi_means(y, h, valid, labelled, s.confidence, s.interval, s.finite_population,
+                  pools(m, y, valid, pairs, s.prior_documents))
     target, docs = truth(y, valid), valid.sum(0)
     agg = _summaries(d, target, n, docs, float(np.abs(y).max()) if y.size else 1.0)
     rho = full_correlation(y, h, valid)
@@ -92,6 +93,21 @@ def _cells(m: Measure, src: Source, n: int, labelled: np.ndarray, pairs, s: Savi
             "ppi_py_difference": library.check_draw(y[:, k], h[:, k], v, labelled[0], d.library_estimate[0, k],
                                                     d.library_half[0, k], s.confidence)})
     return out
+
+
+def pools(m: Measure, y: np.ndarray, valid: np.ndarray, pairs, prior: float = 3.0) -> Pools:
+    """The pooled interval's pools (:mod:`.pooled`): a measure's systems, and apart their
+    differences (``pairs``: the systems of each). A system's values lie within the measure's scale
+    (Likert: the dataset's; accuracy: 0 to 1), widened to any human value outside it; unbounded
+    (NaN) where a Likert dataset declares no scale."""
+    k = len(m.layout.systems)
+    low, high = (m.spec.likert_scale if m.spec.proto.per_dimension else (0.0, 1.0)) or (np.nan, np.nan)
+    seen = y[:, :k][valid[:, :k]]
+    if seen.size and not np.isnan(low):
+        low, high = min(low, float(seen.min())), max(high, float(seen.max()))
+    pair = np.concatenate([np.full((k, 2), -1), np.array(pairs, int).reshape(-1, 2)])
+    is_sys = pair[:, 0] < 0
+    return Pools(np.where(is_sys, 0, 1), np.where(is_sys, low, np.nan), np.where(is_sys, high, np.nan), prior, pair)
 
 
 def _interval_name(s: SavingsSettings) -> str:
