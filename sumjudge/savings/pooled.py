@@ -16,11 +16,14 @@ labelled on the same documents; separately, their differences) and uses the valu
   value differs from their most common value (:func:`departures`); a column whose labels are all
   equal takes the pool's dispersion, so its interval never has zero width unless the whole pool's
   labels are constant (then ``phi = 1``, the bound itself);
+- a **difference** between two systems gets a symmetric interval, its variance ``phi S`` with
+  ``S = (sqrt(B_a) + sqrt(B_b))^2`` from the two systems' bounds (:func:`_difference_scale`),
+  ``phi`` shrunk toward the pool of the measure's differences in the same way;
 - **PPI++**: ppi_py's estimate, and the classical interval's two arms scaled by the square root of
   PPI++'s variance ratio (its residual variance over the classical one, as the t intervals
-  estimate them), shrunk toward the pool's mean ratio in the same way, ``e`` counting the labelled
-  documents whose (human, judge) pair differs from the most common pair. A ratio of 1 or more
-  (or a lambda of 0) falls back to the classical interval and estimate.
+  estimate them), shrunk on the log scale toward the pool's mean ratio, ``e`` counting the
+  labelled documents whose (human, judge) pair differs from the most common pair. A ratio of 1 or
+  more (or a lambda of 0) falls back to the classical interval and estimate.
 """
 from __future__ import annotations
 
@@ -102,11 +105,15 @@ def _pool(num, den, ok, group) -> np.ndarray:
         return ((np.where(ok, num, 0.0) @ onehot) / (np.where(ok, den, 0.0) @ onehot))[:, group]
 
 
-def _shrink(own, pooled, departed, prior: float) -> np.ndarray:
-    """``(prior pooled + w own) / (prior + w)``, ``w = departed - 1`` (at least 0)."""
+def _shrink(own, pooled, departed, prior: float, log: bool = False) -> np.ndarray:
+    """``(prior pooled + w own) / (prior + w)``, ``w = departed - 1`` (at least 0); with ``log``
+    the same of their logarithms (a weighted geometric mean)."""
     w = np.maximum(departed - 1, 0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        out = (prior * pooled + w * np.nan_to_num(own)) / (prior + w)
+        if log:
+            out = np.exp((prior * np.log(pooled) + w * np.log(np.maximum(np.nan_to_num(own), 1e-12))) / (prior + w))
+        else:
+            out = (prior * pooled + w * np.nan_to_num(own)) / (prior + w)
     return np.where(prior + w > 0, out, pooled)
 
 
@@ -150,10 +157,12 @@ def classical(mean, s2, n, fpc, q, departed, pools: Pools) -> tuple[np.ndarray, 
 
 def ppi_ratio(own, lam, departed, pools: Pools) -> np.ndarray:
     """PPI++'s variance over the classical one: ``own`` (the t intervals' squared width ratio)
-    shrunk toward the pool's mean ratio (each capped at 1), ``departed`` counting (human, judge)
-    pairs; 1 where lambda is 0 (the estimate is the classical one)."""
+    shrunk toward the pool's mean ratio (each capped at 1) on the log scale (a ratio of variances
+    is a scale: a well-measured small ratio is not pulled up by a pool of large ones),
+    ``departed`` counting (human, judge) pairs; 1 where lambda is 0 (the estimate is the
+    classical one)."""
     tuned = lam > 0
     own = np.where(tuned, own, 1.0)
     ok = ~np.isnan(own)
     pooled = _pool(np.minimum(own, 1.0), np.ones_like(own), ok, pools.group)
-    return np.where(tuned, _shrink(own, pooled, departed, pools.prior), 1.0)
+    return np.where(tuned, _shrink(own, pooled, departed, pools.prior, log=True), 1.0)

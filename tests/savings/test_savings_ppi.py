@@ -230,9 +230,11 @@ def test_the_pooled_ppi_interval_scales_the_classical_arms_by_the_shrunk_varianc
 
 def test_the_pooled_ppi_ratio_borrows_the_pools_where_few_pairs_depart():
     own, lam = np.array([[0.1, 0.5, 2.0, 0.3]]), np.array([[0.5, 0.5, 0.5, 0.0]])
-    # pool: mean of the capped ratios, 1 where lambda is 0: (0.1 + 0.5 + 1 + 1) / 4 = 0.65
+    # pool: mean of the capped ratios, 1 where lambda is 0: (0.1 + 0.5 + 1 + 1) / 4 = 0.65; then
+    # weighted geometric means, the pool weighing 2, a column its departures - 1 (0, 2, 4)
     got = ppi_ratio(own, lam, np.array([[1, 3, 5, 9]]), Pools.single(4, prior=2.0))
-    np.testing.assert_allclose(got, [[0.65, (2 * 0.65 + 2 * 0.5) / 4, (2 * 0.65 + 4 * 2.0) / 6, 1.0]], atol=1e-12)
+    np.testing.assert_allclose(got, [[0.65, (0.65 ** 2 * 0.5 ** 2) ** (1 / 4), (0.65 ** 2 * 2.0 ** 4) ** (1 / 6), 1.0]],
+                               atol=1e-12)
 
 
 def test_under_the_pooled_interval_lambda_and_the_estimate_stay_ppi_pys():
@@ -270,9 +272,10 @@ def test_on_scores_at_the_ceiling_the_pooled_interval_covers_where_t_does_not():
     cov_t = covered(t.lower_classical, t.upper_classical, target).mean(0)
     cov_p = covered(p.lower_classical, p.upper_classical, target).mean(0)
     cov_ppi = covered(p.lower, p.upper, target).mean(0)
-    assert cov_t.mean() < 0.85 and cov_t.min() < 0.75
+    cov_t_ppi = covered(t.lower, t.upper, target).mean(0)
+    assert cov_t.mean() < 0.85 and cov_t.min() < 0.75 and cov_t_ppi.mean() < 0.85     # 400 draws: +-0.012
     assert cov_p.mean() >= 0.95 and cov_p.min() >= 0.9 and (np.nanmean(p.width_classical, 0) > 0).all()
-    assert cov_ppi.mean() >= 0.94 and cov_ppi.min() >= 0.9
+    assert cov_ppi.mean() >= 0.93 and cov_ppi.min() >= 0.9
 
 
 def test_a_difference_of_two_systems_at_the_top_on_every_labelled_document_is_not_a_point():
