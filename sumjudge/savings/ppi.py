@@ -55,7 +55,7 @@ class Draws:
     lower_classical: np.ndarray   # classical interval (the chosen one)
     upper_classical: np.ndarray
     lam: np.ndarray               # the tuned lambda (ppi_py's)
-    fallback: np.ndarray          # 1 where the tuned lambda's variance exceeded the classical one: lambda 0 used
+    fallback: np.ndarray          # 1 where PPI++ would be wider than the classical interval (pooled: or lambda is 0): lambda 0 used
     saved_width: np.ndarray       # human labels saved per 100 the widths claim (:func:`labels_saved` of their squares)
     constant: np.ndarray          # 1 where the labelled human values are all equal (classical width 0)
     library_estimate: np.ndarray  # the tuned lambda's estimate, before any fall-back (ppi_py's)
