@@ -39,7 +39,8 @@ def _defaults() -> dict[str, Any]:
 class SavingsSettings:
     n_labelled: tuple[int, ...] = (10, 25, 50)   # human-labelled documents per draw
     resamples: int = 500                         # draws of the labelled documents per n
-    interval: str = "t"                          # t | normal
+    interval: str = "pooled"                     # pooled | t | normal
+    prior_documents: float = 3.0                 # pooled interval: documents the pooled dispersion weighs
     finite_population: bool = True               # the target is the mean over the documents at hand
     confidence: float = 0.95
     seed: int = 2023
@@ -54,6 +55,8 @@ class SavingsSettings:
                    "n_labelled", "a list of integers of at least 3 (the t interval of PPI++ has n - 2 df)"),
                   (self.resamples >= 10, "resamples", "an integer of at least 10 (500 or more for coverage)"),
                   (self.interval in INTERVALS, "interval", f"one of {INTERVALS}"),
+                  (isinstance(self.prior_documents, (int, float)) and self.prior_documents >= 0, "prior_documents",
+                   "a number of at least 0"),
                   (0 < self.confidence < 1, "confidence", "between 0 and 1"),
                   (self.pairs in PAIRS, "pairs", f"one of {PAIRS}"),
                   (self.summary_n in self.n_labelled, "summary_n", "one of savings.n_labelled"),

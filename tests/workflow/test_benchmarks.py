@@ -34,7 +34,8 @@ SMALLEST = {
     "savings_ppi_check.py": (["--draws", "20"], [r"largest difference from ppi_py \(estimate, interval bounds\): \S+",
                                                  r"vectorised: [\d.]+ s; ppi_py, one call per cell: [\d.]+ s"]),
     "savings_summeval.py": (["--resamples", "20"], [r"2 imported judges \+ 3 held-out experts, 20 draws x n "
-                                                    r"\[10, 25, 50\]: [\d.]+ s wall, [\d.]+ s CPU \(1860 cells",
+                                                    r"\[10, 25, 50\], interval pooled: [\d.]+ s wall, "
+                                                    r"[\d.]+ s CPU \(1860 cells", r"== interval t: coverage",
                                                     r"largest difference from ppi_py on a first draw"]),
     "share_export.py": (["--report-mb", "1", "--files", "20"], [r"secret scan alone: [\d.]+ s",
                                                                  r"share export: [\d.]+ s wall"]),
