@@ -102,28 +102,31 @@ def _categorical(p: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return (rng.random(p.shape[0])[:, None] > np.cumsum(p, axis=1)[:, :-1]).sum(axis=1)
 
 
-def _one_hot(labels: np.ndarray, k: int) -> np.ndarray:
+def _triples(labels: np.ndarray, shared: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """(unit, annotator, label) of every label given; ``shared``: one annotator for all."""
     x = np.asarray(labels, dtype=float)
-    return np.stack([(x == c) for c in range(k)], axis=-1).astype(float)   # N x A x K, zeros where missing
+    u, a = np.nonzero(~np.isnan(x))
+    return u, (np.zeros_like(a) if shared else a), x[u, a].astype(int), 1 if shared else x.shape[1]
 
 
-def fit_dawid_skene(labels, k: int, shared: bool = False, alpha: float = 1.0, iters: int = 200,
-                    tol: float = 1e-8) -> DawidSkene:
+def fit_dawid_skene(labels, k: int, shared: bool = False, alpha: float = 1.0, iters: int = 500,
+                    tol: float = 1e-6) -> DawidSkene:
     """EM for ``labels`` (units x annotators, classes 0..k-1, NaN = not labelled; module docstring)."""
-    y = _one_hot(labels, k)
-    if shared:
-        y = y.sum(axis=1, keepdims=True)               # anonymous votes: one annotator, counts
-    t = y.sum(axis=1) + 1e-3                           # majority vote, softened
+    u, a, lab, n_a = _triples(labels, shared)
+    n = np.shape(labels)[0]
+    t = np.full((n, k), 1e-3)
+    np.add.at(t, (u, lab), 1.0)                        # majority vote, softened
     t /= t.sum(axis=1, keepdims=True)
     for _ in range(iters):
-        prior = t.mean(axis=0)
-        counts = np.einsum("uj,ual->ajl", t, y) + alpha / k
+        counts = np.full((n_a, k, k), alpha / k)
+        np.add.at(counts, (a, slice(None), lab), t[u])
         conf = counts / counts.sum(axis=2, keepdims=True)
-        log_t = np.log(prior) + np.einsum("ual,ajl->uj", y, np.log(conf))
+        log_t = np.tile(np.log(t.mean(axis=0)), (n, 1))
+        np.add.at(log_t, u, np.log(conf[a, :, lab]))
         new = np.exp(log_t - log_t.max(axis=1, keepdims=True))
         new /= new.sum(axis=1, keepdims=True)
         done = np.abs(new - t).max() < tol
         t = new
         if done:
             break
-    return DawidSkene(t.mean(axis=0), conf, t, y.sum(axis=(0, 2)))
+    return DawidSkene(t.mean(axis=0), conf, t, np.bincount(a, minlength=n_a).astype(float))
