@@ -15,6 +15,7 @@ difference a column detects at 80 % power.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -61,35 +62,74 @@ def load(name: str, a) -> cal.Population:
     return _POPULATIONS[name]
 
 
-def task(name: str, draws: list[int], a) -> tuple[list[dict], list[dict], float]:
-    """Some draws of one dataset (in a worker process): cells, significant pairs, seconds."""
-    t = time.perf_counter()
+def task(name: str, draws: list[int], a) -> tuple[str, int, list[dict], list[dict], float, float]:
+    """Some draws of one dataset (in a worker process): cells, significant pairs, wall and CPU seconds."""
+    t, cpu = time.perf_counter(), time.process_time()
     pop, (ts, board) = load(name, a), settings(a)
     cells, pairs = [], []
     for k in draws:
         c, p = cal.run_draw(pop, ts, board, k, (a.seed, list(BUILTIN).index(name)), a.board)
         cells += [{"dataset": name, **x} for x in c]
         pairs += [{"dataset": name, **x} for x in p]
-    return cells, pairs, time.perf_counter() - t
+    return name, draws[0], cells, pairs, time.perf_counter() - t, time.process_time() - cpu
 
 
-def run(a) -> tuple[pd.DataFrame, pd.DataFrame, dict, dict]:
-    """Every draw of every dataset, over ``a.workers`` processes; the true values; seconds per dataset."""
+PAIRS = ["dataset", "column", "better", "worse", "draw"]
+
+
+def _raw(a) -> Path:
+    """The folder of every finished chunk, so that a stopped run resumes (``--resume``) and the
+    rates can be drawn again from it (``--rates-only``); refused when the settings differ."""
+    raw = Path(a.out) / "raw"
+    raw.mkdir(parents=True, exist_ok=True)
+    mine = json.dumps({k: getattr(a, k) for k in ("seed", "board", "kinds", "bootstrap_resamples",
+                                                   "permutation_resamples", "truth_copies", "chunk")}, sort_keys=True)
+    path = raw / "settings.json"
+    if path.exists() and path.read_text() != mine and (a.resume or a.rates_only):
+        raise SystemExit(f"{raw}: its draws were made with {path.read_text()}, not {mine}; "
+                         "rerun with the same options or another --out")
+    path.write_text(mine)
+    if not (a.resume or a.rates_only):
+        (raw / "seconds.csv").unlink(missing_ok=True)
+    return raw
+
+
+def _save(raw: Path, name: str, first: int, cells, pairs, wall: float, cpu: float) -> None:
+    pd.DataFrame(cells).to_parquet(raw / f"cells_{name}_{first:04d}.parquet")
+    pd.DataFrame(pairs, columns=PAIRS).to_parquet(raw / f"pairs_{name}_{first:04d}.parquet")
+    with open(raw / "seconds.csv", "a") as f:
+        f.write(f"{name},{first},{wall:.2f},{cpu:.2f}\n")
+
+
+def _truths(raw: Path, a) -> dict:
+    """{(dataset, kind, column): true value}, computed once per dataset and kept beside the draws."""
+    out = {}
+    for n in a.datasets:
+        path = raw / f"truths_{n}.csv"
+        if not path.exists():
+            t = cal.truths(load(n, a), settings(a)[0], a.truth_copies, a.seed)
+            pd.DataFrame([(k, c, v) for (k, c), v in t.items()], columns=["kind", "column", "value"]).to_csv(path, index=False)
+        out.update({(n, k, c): v for k, c, v in pd.read_csv(path).itertuples(index=False)})
+    return out
+
+
+def run(a) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    """Every draw of every dataset over ``a.workers`` processes, then every finished draw read back."""
     from tqdm import tqdm
 
-    chunks = [(n, list(range(s, min(s + a.chunk, a.draws)))) for n in a.datasets for s in range(0, a.draws, a.chunk)]
-    cells, pairs, seconds = [], [], {n: 0.0 for n in a.datasets}
+    raw = _raw(a)
+    chunks = [(n, list(range(s, min(s + a.chunk, a.draws)))) for s in range(0, a.draws, a.chunk) for n in a.datasets]
+    todo = [] if a.rates_only else [(n, d) for n, d in chunks
+                                    if not (a.resume and (raw / f"cells_{n}_{d[0]:04d}.parquet").exists())]
     with ProcessPoolExecutor(a.workers) as pool:
-        futures = {pool.submit(task, n, d, a): n for n, d in chunks}
-        truth = {(n, *k): v for n in a.datasets for k, v in cal.truths(load(n, a), settings(a)[0], a.truth_copies,
-                                                                       a.seed).items()}
+        futures = [pool.submit(task, n, d, a) for n, d in todo]
+        truth = _truths(raw, a)
         for f in tqdm(as_completed(futures), total=len(futures), desc="draws", unit="chunk", file=sys.stderr):
-            c, p, s = f.result()
-            cells += c
-            pairs += p
-            seconds[futures[f]] += s
-    return pd.DataFrame(cells), pd.DataFrame(pairs, columns=["dataset", "column", "better", "worse", "draw"]), \
-        truth, seconds
+            _save(raw, *f.result())
+    read = lambda kind: pd.concat([pd.read_parquet(raw / f"{kind}_{n}_{d[0]:04d}.parquet")  # noqa: E731
+                                   for n, d in chunks], ignore_index=True)
+    cells, pairs = read("cells"), read("pairs")
+    return cells[cells["draw"] < a.draws], pairs[pairs["draw"] < a.draws], truth
 
 
 def measures(cells: pd.DataFrame, pairs: pd.DataFrame, truth: dict, board) -> dict[str, pd.DataFrame]:
@@ -110,6 +150,9 @@ def long_table(m: dict[str, pd.DataFrame]) -> pd.DataFrame:
     parts.append(m["mdd"].assign(kind="", measure="mdd_80").rename(columns={"mdd": "value", "points": "n"}))
     cols = ["dataset", "level", "kind", "measure", "value", "n", "bound"]
     return pd.concat([p.reindex(columns=cols) for p in parts], ignore_index=True)
+
+
+BOUND = {"=": "", "<=": "<= ", ">": "> "}
 
 
 def _pct(x) -> str:
@@ -142,7 +185,7 @@ def column_markdown(m: dict[str, pd.DataFrame]) -> str:
         lines.append(f"| {ds} | {lv_} | {_pct(out['outside'])} % ({out['kind']}) | {_pct(cov['coverage'])} % "
                      f"({cov['kind']}) | {_pct(d['coverage'].median())} % | {_pct(r.get('inversions'))} % "
                      f"| {_pct(r.get('vacant'))} % | "
-                     + (f"{md['bound'].replace('=', '')} {md['mdd']:.3f}".strip() if md is not None else "") + " |")
+                     + (f"{BOUND[md['bound']]}{md['mdd']:.3f}" if md is not None else "") + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -170,20 +213,21 @@ def main(argv=None) -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--chunk", type=int, default=10, help="draws per task")
     ap.add_argument("--out", default="results/calibration", help="folder of verdict_calibration.{csv,md}")
+    ap.add_argument("--resume", action="store_true", help="keep the draws a stopped run finished (same options)")
+    ap.add_argument("--rates-only", action="store_true", help="no new draw: the rates of the finished ones")
     ap.add_argument("--small", action="store_true", help=f"a run of seconds: {SMALL}")
     a = ap.parse_args(argv)
     if a.small:
         for k, v in SMALL.items():
             setattr(a, k, v)
     t = time.perf_counter()
-    cells, pairs, truth, seconds = run(a)
+    cells, pairs, truth = run(a)
     m = measures(cells, pairs, truth, a.board)
-    report(a, m, cells, time.perf_counter() - t, seconds)
+    report(a, m, cells, time.perf_counter() - t)
 
 
-def report(a, m: dict, cells: pd.DataFrame, wall: float, seconds: dict) -> None:
+def report(a, m: dict, cells: pd.DataFrame, wall: float) -> None:
     out = Path(a.out)
-    out.mkdir(parents=True, exist_ok=True)
     long_table(m).to_csv(out / "verdict_calibration.csv", index=False)
     m["detections"].to_csv(out / "verdict_calibration_pairs.csv", index=False)
     text = (f"Draws per dataset: {a.draws}; board: {', '.join(a.board)}; bootstrap resamples {a.bootstrap_resamples}; "
@@ -191,7 +235,12 @@ def report(a, m: dict, cells: pd.DataFrame, wall: float, seconds: dict) -> None:
             f"\nInterval coverage of the true value, %:\n\n{coverage_markdown(m['interval'])}")
     (out / "verdict_calibration.md").write_text(text)
     print(text)
-    print("seconds per dataset (worker time): " + ", ".join(f"{n} {s:.0f}" for n, s in seconds.items()))
+    path = out / "raw" / "seconds.csv"
+    secs = pd.read_csv(path, names=["dataset", "first", "wall", "cpu"]) if path.exists() else pd.DataFrame(
+        columns=["dataset", "first", "wall", "cpu"])
+    secs = secs[secs["dataset"].isin(a.datasets)].groupby("dataset")[["wall", "cpu"]].sum()
+    print("worker seconds per dataset (wall / CPU): "
+          + ", ".join(f"{n} {r.wall:.0f}/{r.cpu:.0f}" for n, r in secs.iterrows()))
     print(f"verdict calibration: {len(a.datasets)} datasets, {a.draws} draws, {cells['row'].nunique()} judge kinds, "
           f"{wall:.1f} s wall on {a.workers} workers; tables in {out}/verdict_calibration.{{csv,md}}")
 
