@@ -15,7 +15,7 @@ from sumjudge.leaderboard.columns import Column, columns_of
 from sumjudge.stats.accuracy import correctness, score_ties
 from sumjudge.stats.bias import words
 from sumjudge.stats.loo import votes_from_counts
-from sumjudge.stats.matrix import levels_stack
+from sumjudge.stats.matrix import corr_last, levels_stack
 from sumjudge.stats.repeats import aggregate_samples
 from sumjudge.tables.accuracy import decisions
 from sumjudge.tables.settings import TableSettings
@@ -164,7 +164,7 @@ def answers(pop: Population, draw: Draw, kinds, rng) -> dict[str, list[Answers]]
 
 # ----------------------------------------------------------------------------- truth
 
-def _likert_truth(item: Item, copies: list[np.ndarray], ts: TableSettings) -> dict[str, float]:
+def _likert_truth(item: Item, copies: list[np.ndarray], ts: TableSettings, system_means: np.ndarray) -> dict:
     d, s = item.cells.max(axis=0) + 1
     judge = np.full((len(copies), d, s), np.nan)
     for c, a in enumerate(copies):
@@ -172,7 +172,16 @@ def _likert_truth(item: Item, copies: list[np.ndarray], ts: TableSettings) -> di
     human = np.full((d, s), np.nan)
     human[item.cells[:, 0], item.cells[:, 1]] = item.q.ref
     res = levels_stack(judge.reshape(-1, s), np.tile(human, (len(copies), 1)), ts.method, ts.undefined)
+    hs = np.bincount(item.cells[:, 1], item.q.ref) / np.bincount(item.cells[:, 1])
+    res["system"] = corr_last(system_means[None], hs[None], ts.method)[0][0]
     return {c.name: float(res[c.level]) for c in item.columns}
+
+
+def _system_means(item: Item, kind: str, copies: int, rng) -> np.ndarray:
+    """The systems' expected mean answers (the system level's limit), over ``copies`` fresh copies."""
+    full, systems = np.arange(len(item.q.ref)), item.cells[:, 1]
+    total = sum(aggregate_samples(KINDS[kind].draw(item.q, full, rng).underlying, "mean") for _ in range(copies))
+    return np.bincount(systems, total) / np.bincount(systems) / copies
 
 
 def _accuracy_truth(item: Item, spec: DatasetSpec, copies: list[np.ndarray], ts: TableSettings) -> dict:
@@ -185,17 +194,29 @@ def _accuracy_truth(item: Item, spec: DatasetSpec, copies: list[np.ndarray], ts:
     return {item.columns[0].name: float(np.nanmean(np.concatenate(scores)))}
 
 
-def truths(pop: Population, ts: TableSettings, copies: int = 20, seed: int = 0) -> dict[tuple[str, str], float]:
-    """{(kind, column): true value}: the column's statistic on ``copies`` copies of the full
-    set, each with the kind's fresh answers (its per-unit aggregate, abstentions answered)."""
+TRUTH_ANSWERS = 100_000   # a true value is taken on at least this many answers
+SYSTEM_COPIES = 2_000     # ... a system-level one on the systems' mean answers over this many copies
+
+
+def truths(pop: Population, ts: TableSettings, copies: int = 20, seed: int = 0, min_answers: int = TRUTH_ANSWERS,
+           system_copies: int = SYSTEM_COPIES) -> dict[tuple[str, str], float]:
+    """{(kind, column): true value}: the column's statistic on copies of the full set (at least
+    ``copies``, and at least ``min_answers`` answers; the system level: the systems' mean answers
+    over ``system_copies``), each with the kind's fresh answers (its per-unit aggregate, abstentions
+    answered). An uninformative kind's correlation is 0 by definition (its expected answers are the
+    same for every unit), undefined where its answers never vary."""
     rng = np.random.default_rng(seed)
     out = {}
     for item in pop.items:
         full = np.arange(len(item.q.ref))
+        n = max(copies, -(-min_answers // len(full)))
         for k in pop.kinds:
             kind = "mean" if item.q.likert else "mode"
-            runs = [aggregate_samples(KINDS[k].draw(item.q, full, rng).underlying, kind) for _ in range(copies)]
-            t = _likert_truth(item, runs, ts) if item.q.likert else _accuracy_truth(item, pop.spec, runs, ts)
+            runs = [aggregate_samples(KINDS[k].draw(item.q, full, rng).underlying, kind) for _ in range(n)]
+            t = (_likert_truth(item, runs, ts, _system_means(item, k, system_copies, rng)) if item.q.likert
+                 else _accuracy_truth(item, pop.spec, runs, ts))
+            if item.q.likert and KINDS[k].uninformative:
+                t = {c: v if np.isnan(v) else 0.0 for c, v in t.items()}
             out.update({(k, c): v for c, v in t.items()})
     return out
 
