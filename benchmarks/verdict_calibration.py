@@ -4,7 +4,7 @@ built-in dataset's real human labels (definitions: docs/statistics.md, "Calibrat
 Per dataset: the prepared table from the mirror is the population; each draw resamples its
 documents, asks every known judge kind (tests/support/known_judges.py) afresh and runs the
 verdicts in memory (tests/support/verdict_adapter.py); each kind's true value per column is the
-column's statistic on 20 copies of the full set. Printed and written (CSV and Markdown, for the
+column's statistic on copies of the full set, each answered afresh. Printed and written (CSV and Markdown, for the
 docs): how often an uninformative judge passes the alt-test, a value lies outside its own
 interval, the interval misses the true value, ranks invert, rank 1 is vacant, and the smallest
 difference a column detects at 80 % power.
@@ -78,8 +78,8 @@ PAIRS = ["dataset", "column", "better", "worse", "draw"]
 
 
 def _raw(a) -> Path:
-    """The folder of every finished chunk, so that a stopped run resumes (``--resume``) and the
-    rates can be drawn again from it (``--rates-only``); refused when the settings differ."""
+    """The folder of every finished chunk of draws, so that a stopped run resumes (``--resume``)
+    and the rates can be drawn again from it (``--rates-only``); refused when the settings differ."""
     raw = Path(a.out) / "raw"
     raw.mkdir(parents=True, exist_ok=True)
     mine = json.dumps({k: getattr(a, k) for k in ("seed", "board", "kinds", "bootstrap_resamples",
@@ -101,16 +101,10 @@ def _save(raw: Path, name: str, first: int, cells, pairs, wall: float, cpu: floa
         f.write(f"{name},{first},{wall:.2f},{cpu:.2f}\n")
 
 
-def _truths(raw: Path, a) -> dict:
-    """{(dataset, kind, column): true value}, computed once per dataset and kept beside the draws."""
-    out = {}
-    for n in a.datasets:
-        path = raw / f"truths_{n}.csv"
-        if not path.exists():
-            t = cal.truths(load(n, a), settings(a)[0], a.truth_copies, a.seed)
-            pd.DataFrame([(k, c, v) for (k, c), v in t.items()], columns=["kind", "column", "value"]).to_csv(path, index=False)
-        out.update({(n, k, c): v for k, c, v in pd.read_csv(path).itertuples(index=False)})
-    return out
+def _truths(a) -> dict:
+    """{(dataset, kind, column): true value} (computed afresh each time: minutes at most)."""
+    return {(n, *k): v for n in a.datasets for k, v in cal.truths(load(n, a), settings(a)[0], a.truth_copies,
+                                                                   a.seed).items()}
 
 
 def run(a) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
@@ -123,7 +117,7 @@ def run(a) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
                                     if not (a.resume and (raw / f"cells_{n}_{d[0]:04d}.parquet").exists())]
     with ProcessPoolExecutor(a.workers) as pool:
         futures = [pool.submit(task, n, d, a) for n, d in todo]
-        truth = _truths(raw, a)
+        truth = _truths(a)
         for f in tqdm(as_completed(futures), total=len(futures), desc="draws", unit="chunk", file=sys.stderr):
             _save(raw, *f.result())
     read = lambda kind: pd.concat([pd.read_parquet(raw / f"{kind}_{n}_{d[0]:04d}.parquet")  # noqa: E731
