@@ -162,24 +162,28 @@ def alt_markdown(alt: pd.DataFrame) -> str:
     return head + "".join(f"| {k}{mark[k]} | " + " | ".join(_pct(v) for v in t.loc[k]) + " |\n" for k in t.index)
 
 
+def _rate(x) -> str:
+    return "n/a" if pd.isna(x) else f"{100 * x:.0f} %"
+
+
+def _column_line(ds: str, level: str, d: pd.DataFrame, r, md) -> str:
+    out, cov = d.loc[d["outside"].idxmax()], d.loc[d["coverage"].idxmin()]
+    mdd = f"{BOUND[md['bound']]}{md['mdd']:.3f}" if md is not None else "n/a"
+    return (f"| {ds} | {level} | {_rate(out['outside'])} ({out['kind']}) | {_rate(cov['coverage'])} ({cov['kind']}) "
+            f"| {_rate(d['coverage'].median())} | {_rate(r.get('inversions'))} | {_rate(r.get('vacant'))} | {mdd} |")
+
+
 def column_markdown(m: dict[str, pd.DataFrame]) -> str:
     """Datasets x levels: outside-interval (worst kind), coverage (worst kind, median), ranks, MDD."""
     iv = m["interval"]
-    keys = iv[["dataset", "level"]].drop_duplicates()
     rank = m["rank"].set_index(["dataset", "level"])
     mdd = m["mdd"].set_index(["dataset", "level"]) if len(m["mdd"]) else pd.DataFrame()
     lines = ["| dataset | level | value outside its interval: worst kind | coverage: worst kind | coverage: median "
              "| ranks inverted | rank 1 vacant | smallest difference at 80 % power |",
              "|---|---|---|---|---:|---:|---:|---:|"]
-    for ds, lv_ in keys.itertuples(index=False):
-        d = iv[(iv["dataset"] == ds) & (iv["level"] == lv_)]
-        out, cov = d.loc[d["outside"].idxmax()], d.loc[d["coverage"].idxmin()]
-        r = rank.loc[(ds, lv_)] if (ds, lv_) in rank.index else {}
-        md = mdd.loc[(ds, lv_)] if (ds, lv_) in mdd.index else None
-        lines.append(f"| {ds} | {lv_} | {_pct(out['outside'])} % ({out['kind']}) | {_pct(cov['coverage'])} % "
-                     f"({cov['kind']}) | {_pct(d['coverage'].median())} % | {_pct(r.get('inversions'))} % "
-                     f"| {_pct(r.get('vacant'))} % | "
-                     + (f"{BOUND[md['bound']]}{md['mdd']:.3f}" if md is not None else "") + " |")
+    for (ds, lv_), d in iv.groupby(["dataset", "level"], sort=False):
+        lines.append(_column_line(ds, lv_, d, rank.loc[(ds, lv_)] if (ds, lv_) in rank.index else {},
+                                  mdd.loc[(ds, lv_)] if (ds, lv_) in mdd.index else None))
     return "\n".join(lines) + "\n"
 
 
