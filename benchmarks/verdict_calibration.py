@@ -236,7 +236,7 @@ def report(a, m: dict, cells: pd.DataFrame, wall: float) -> None:
     path = out / "raw" / "seconds.csv"
     secs = pd.read_csv(path, names=["dataset", "first", "wall", "cpu"]) if path.exists() else pd.DataFrame(
         columns=["dataset", "first", "wall", "cpu"])
-    secs = secs[secs["dataset"].isin(a.datasets)].groupby("dataset")[["wall", "cpu"]].sum()
+    secs = secs[secs["dataset"].isin(a.datasets) & (secs["first"] < a.draws)].groupby("dataset")[["wall", "cpu"]].sum()
     print("worker seconds per dataset (wall / CPU): "
           + ", ".join(f"{n} {r.wall:.0f}/{r.cpu:.0f}" for n, r in secs.iterrows()))
     print(f"verdict calibration: {len(a.datasets)} datasets, {a.draws} draws, {cells['row'].nunique()} judge kinds, "

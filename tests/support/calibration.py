@@ -173,15 +173,29 @@ def _likert_truth(item: Item, copies: list[np.ndarray], ts: TableSettings, syste
     human[item.cells[:, 0], item.cells[:, 1]] = item.q.ref
     res = levels_stack(judge.reshape(-1, s), np.tile(human, (len(copies), 1)), ts.method, ts.undefined)
     hs = np.bincount(item.cells[:, 1], item.q.ref) / np.bincount(item.cells[:, 1])
-    res["system"] = corr_last(system_means[None], hs[None], ts.method)[0][0]
+    # to 9 decimals, so that summing in another order does not break a tie (the reference's own)
+    res["system"] = corr_last(np.round(system_means, 9)[None], np.round(hs, 9)[None], ts.method)[0][0]
     return {c.name: float(res[c.level]) for c in item.columns}
+
+
+def _copies(item: Item, kind: str, copies: int, rng, batch: int = 200_000) -> np.ndarray:
+    """``copies x slots``: the kind's per-unit aggregate on fresh copies of the full set, asked
+    many copies at a time (the slots of a batch are the full set repeated: the same answers in
+    distribution, since no kind's underlying answer depends on the other units' answers)."""
+    n = len(item.q.ref)
+    per = max(1, batch // n)
+    out = []
+    for start in range(0, copies, per):
+        c = min(per, copies - start)
+        a = KINDS[kind].draw(item.q, np.tile(np.arange(n), c), rng).underlying
+        out.append(aggregate_samples(a, "mean" if item.q.likert else "mode").reshape(c, n))
+    return np.concatenate(out)
 
 
 def _system_means(item: Item, kind: str, copies: int, rng) -> np.ndarray:
     """The systems' expected mean answers (the system level's limit), over ``copies`` fresh copies."""
-    full, systems = np.arange(len(item.q.ref)), item.cells[:, 1]
-    total = sum(aggregate_samples(KINDS[kind].draw(item.q, full, rng).underlying, "mean") for _ in range(copies))
-    return np.bincount(systems, total) / np.bincount(systems) / copies
+    systems = item.cells[:, 1]
+    return np.bincount(systems, _copies(item, kind, copies, rng).mean(axis=0)) / np.bincount(systems)
 
 
 def _accuracy_truth(item: Item, spec: DatasetSpec, copies: list[np.ndarray], ts: TableSettings) -> dict:
@@ -208,11 +222,9 @@ def truths(pop: Population, ts: TableSettings, copies: int = 20, seed: int = 0, 
     rng = np.random.default_rng(seed)
     out = {}
     for item in pop.items:
-        full = np.arange(len(item.q.ref))
-        n = max(copies, -(-min_answers // len(full)))
+        n = max(copies, -(-min_answers // len(item.q.ref)))
         for k in pop.kinds:
-            kind = "mean" if item.q.likert else "mode"
-            runs = [aggregate_samples(KINDS[k].draw(item.q, full, rng).underlying, kind) for _ in range(n)]
+            runs = _copies(item, k, n, rng)
             t = (_likert_truth(item, runs, ts, _system_means(item, k, system_copies, rng)) if item.q.likert
                  else _accuracy_truth(item, pop.spec, runs, ts))
             if item.q.likert and KINDS[k].uninformative:
