@@ -224,12 +224,26 @@ def main(argv=None) -> None:
     report(a, m, cells, time.perf_counter() - t)
 
 
+def headline(m: dict) -> str:
+    """The issue's targets: an uninformative judge passes the alt-test at most 5 % of the time;
+    a 95 % interval covers the truth 93-97 % of the time."""
+    alt = m["alt"][m["alt"]["kind"].isin(rates.uninformative(KINDS))]
+    worst = alt.loc[alt["rate"].idxmax()] if len(alt) else None
+    over = alt[alt["rate"] > 0.05]
+    cov = m["interval"]["coverage"]
+    text = (f"uninformative judges passing the alt-test more than 5 % of the time: {len(over)} of {len(alt)} "
+            f"(dataset, kind)" + (f"; worst {worst['kind']} on {worst['dataset']}, {_rate(worst['rate'])}"
+                                  if worst is not None else ""))
+    return text + (f"\ninterval coverage within 93-97 %: {int(cov.between(0.93, 0.97).sum())} of {len(cov)} "
+                   f"(dataset, level, kind); below 93 %: {int((cov < 0.93).sum())}; above 97 %: {int((cov > 0.97).sum())}")
+
+
 def report(a, m: dict, cells: pd.DataFrame, wall: float) -> None:
     out = Path(a.out)
     long_table(m).to_csv(out / "verdict_calibration.csv", index=False)
     m["detections"].to_csv(out / "verdict_calibration_pairs.csv", index=False)
     text = (f"Draws per dataset: {a.draws}; board: {', '.join(a.board)}; bootstrap resamples {a.bootstrap_resamples}; "
-            f"seed {a.seed}.\n\nAlt-test, % passing:\n\n{alt_markdown(m['alt'])}\nColumns:\n\n{column_markdown(m)}"
+            f"seed {a.seed}.\n\n{headline(m)}\n\nAlt-test, % passing:\n\n{alt_markdown(m['alt'])}\nColumns:\n\n{column_markdown(m)}"
             f"\nInterval coverage of the true value, %:\n\n{coverage_markdown(m['interval'])}")
     (out / "verdict_calibration.md").write_text(text)
     print(text)
