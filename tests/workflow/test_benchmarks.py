@@ -39,6 +39,8 @@ SMALLEST = {
                                                     r"largest difference from ppi_py on a first draw"]),
     "share_export.py": (["--report-mb", "1", "--files", "20"], [r"secret scan alone: [\d.]+ s",
                                                                  r"share export: [\d.]+ s wall"]),
+    "verdict_calibration.py": (["--small"], [r"verdict calibration: 2 datasets, 4 draws, 19 judge kinds",
+                                              r"\| reference \| 100 \| 100 \|"]),
     "weighted_scores.py": (["--judge", "qwen-0.5b", "--docs", "1", "--systems", "2", "--no-logits-all"],
                            [r"\nweighted\s+[\d.]+\s+[\d.]+", r"\ninteger\s+[\d.]+\s+1\.00"]),
 }
@@ -59,7 +61,8 @@ def test_benchmark_prints_its_figures(script, mirror, tmp_path):
     extra = {"alttest_reproduce.py": [str(tmp_path / "alttest")], "bootstrap_schemes.py": ["--cache", str(tmp_path)], "leaderboard_build.py": ["--mirror", str(mirror)],
              "savings_ppi_check.py": ["--mirror", str(mirror)], "savings_summeval.py": ["--mirror", str(mirror)],
              "leaderboard_slice.py": ["--workdir", str(tmp_path / "run"), "--log", str(tmp_path / "log"),
-                                      "--mirror", str(mirror)]}.get(script, [])
+                                      "--mirror", str(mirror)],
+             "verdict_calibration.py": ["--mirror", str(mirror), "--out", str(tmp_path / "calibration")]}.get(script, [])
     out = subprocess.run([sys.executable, str(REPO / "benchmarks" / script), *args, *extra], capture_output=True,
                          text=True, timeout=1200, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})
     assert out.returncode == 0, out.stderr[-3000:]
