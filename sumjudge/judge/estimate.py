@@ -1,7 +1,9 @@
 """What a configuration would cost before any paid request.
 
 For every judge, dataset and prompt variant: how many requests the pipeline would
-send (replies already in the cache are free), their prompt tokens (about 4
+send (replies already in the cache are free; units whose prompts are the same, such as a
+summary repeated within a document, share one request, as the judge sends each distinct
+request once: :func:`to_send`), their prompt tokens (about 4
 characters a token, plus a few tokens of chat formatting per message), an expected
 and a worst-case (``max_tokens`` / ``max_completion_tokens``) number of completion
 tokens, and the USD these come to at the judge's configured prices.
@@ -32,7 +34,7 @@ from .cache import ResponseCache
 from .prompts import load_template
 from .. import datasets as _ds
 from ..protocols import Protocol
-from .run import plan_requests
+from .run import Planned, plan_requests
 from .spec import UNCAPPED_OUTPUT_TOKENS, JudgeSettings
 from .transport import estimate_tokens
 
@@ -61,6 +63,16 @@ def shared_prefix_tokens(prev: str | None, text: str, tokens: int) -> int:
     return min(estimate_tokens(text[:n]) if n else 0, tokens) // CACHE_BLOCK_TOKENS * CACHE_BLOCK_TOKENS
 
 
+def to_send(planned: list[Planned], cache: ResponseCache) -> list[Planned]:
+    """What a run sends of ``planned``: one request per distinct request key that the cache
+    lacks (the transport sends a key once and answers every unit that shares it), in order."""
+    first = {}
+    for p in planned:
+        if p.request.key not in first and p.request.key not in cache:
+            first[p.request.key] = p
+    return list(first.values())
+
+
 def estimate(tables: dict[str, pd.DataFrame], specs: dict[str, JudgeSettings | dict[str, Any]],
              variants: dict[str, list[str]], cache_dir: str, prompt_dir: str = "prompts",
              cached_prefix: bool = False) -> pd.DataFrame:
@@ -80,7 +92,8 @@ def estimate(tables: dict[str, pd.DataFrame], specs: dict[str, JudgeSettings | d
                 template = load_template(Path(prompt_dir) / Path(ds.prompt_file(variant)).name)
                 # article order: what the judge sends, and what a prefix cache sees
                 planned = plan_requests(df, ds, template, spec, order="article", legacy=cache.legacy)
-                todo = [p for p in planned if p.request.key not in cache]
+                todo = to_send(planned, cache)
+                n_cached = sum(p.request.key in cache for p in planned)
                 inp = shared = 0
                 prev = None
                 for p in todo:
@@ -93,7 +106,8 @@ def estimate(tables: dict[str, pd.DataFrame], specs: dict[str, JudgeSettings | d
                 worst = len(todo) * cap
                 assumes = []
                 row = {"judge": name, "model": spec.model, "dataset": dataset, "variant": variant,
-                       "requests": len(planned), "cached": len(planned) - len(todo),
+                       "requests": len(planned), "cached": n_cached,
+                       "shared": len(planned) - n_cached - len(todo),
                        "to_send": len(todo), "input_tokens": inp, "cached_prefix_tokens": shared,
                        "output_tokens_expected": out, "output_tokens_max": worst}
                 if spec.priced:
@@ -113,7 +127,7 @@ def estimate(tables: dict[str, pd.DataFrame], specs: dict[str, JudgeSettings | d
 
 
 def summary(table: pd.DataFrame) -> pd.DataFrame:
-    cols = ["requests", "cached", "to_send", "input_tokens", "cached_prefix_tokens", "output_tokens_expected",
+    cols = ["requests", "cached", "shared", "to_send", "input_tokens", "cached_prefix_tokens", "output_tokens_expected",
             "output_tokens_max", "cost_usd_expected", "cost_usd_max"]
     out = table.groupby(["judge", "model"], sort=False)[cols].sum(min_count=1).reset_index()
     out["assumes"] = table.groupby(["judge", "model"], sort=False)["assumes"].first().values
