@@ -23,6 +23,9 @@ import pandas as pd
 from ..judge.cost import NOT_MEASURED, runs_usd, wall_seconds
 
 
+HUMANS_ROW = "humans (leave-one-out)"
+
+
 @dataclass(frozen=True)
 class JudgePricing:
     """What the leaderboard needs of a judge's settings to price it (never its base_url, so a
@@ -121,7 +124,7 @@ def judge_line(cells: pd.DataFrame, row: str, cost: dict) -> dict:
 def human_line(cells: pd.DataFrame) -> dict:
     humans = cells[cells["kind"] == "human"]
     cols = humans.dropna(subset=["loo_value"])["column"].nunique()
-    return {"row": "humans (leave-one-out)", "kind": "human", "columns": cols, "alt_passes": "the reference",
+    return {"row": HUMANS_ROW, "kind": "human", "columns": cols, "alt_passes": "the reference",
             "close_to_humans": "the reference", "usd_per_1k": "", "seconds_per_1k": "", "flags": ""}
 
 

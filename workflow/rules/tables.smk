@@ -299,13 +299,16 @@ _LB_DATASETS = ALL_DATASETS  # every dataset of the run brings its columns: the 
 
 rule leaderboard:
     """Judges and leave-one-out human annotators per column of every dataset of the run: gates,
-    ranks, the alt-test, cost and time (docs/statistics.md, "The judge leaderboard")."""
+    ranks, the alt-test, cost and time, the human labels each row saves (the savings stage) and a
+    jury's effective votes and interval against its best member (docs/leaderboard.md)."""
     input:
         tables=CHART_CSVS + CUSTOM_CSVS,
         manifest=f"{RESULTS}/manifest.json",  # the run's caveats (a slice, which judges, which metrics)
         data=[dataset_table(d) for d in _LB_DATASETS],
         judges=judge_files(JUDGE_OUTPUTS, _LB_DATASETS, question_variants(_LB_DATASETS, DATASET_SPECS))
         + judge_files(SWAPPED_OUTPUTS),
+        savings=SAVINGS_LEDGER,  # labels saved per row, and the savings section of the page
+        juries=JURY_OUTPUTS,  # each jury's jury.csv: its row's effective votes and interval against its best member
     output:
         csv=report(f"{LEADERBOARD_DIR}/leaderboard.csv", caption="../report/leaderboard.rst", category="Leaderboard",
                    labels={"what": "leaderboard", "format": "CSV"}),
@@ -328,6 +331,7 @@ rule leaderboard:
         # plain values, which Snakemake compares: a changed setting rebuilds the leaderboard
         tables=TABLE_SETTINGS,
         board=LEADERBOARD_SETTINGS.as_dict(),
+        savings=SAVINGS_SETTINGS.as_dict() if SAVINGS_LEDGER else {},
     conda:
         "../../envs/tables.yaml"
     script:
