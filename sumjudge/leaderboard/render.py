@@ -21,7 +21,7 @@ SAVED, JURY = ("labels_saved", "Human labels saved / 100"), ("jury_text", "Jury"
 def summary_view(summary: pd.DataFrame) -> list[tuple[str, str]]:
     """The verdict table's columns: the labels saved where the savings stage ran, a jury column
     where a jury is ranked, before the flags."""
-    extra = [SAVED] if SAVED[0] in summary else []
+    extra = [SAVED] if SAVED[0] in summary and summary["labels_saved_per_100"].notna().any() else []
     extra += [JURY] if "jury" in summary and summary["jury"].notna().any() else []
     return SUMMARY_VIEW[:-1] + extra + SUMMARY_VIEW[-1:]
 
@@ -140,7 +140,7 @@ def latex(cells: pd.DataFrame, summary: pd.DataFrame) -> str:
     lines = [r"% the judge leaderboard (sumjudge.leaderboard); one table per column, then the summary"]
     for col, part in cells.groupby("column", sort=False):
         lines += _tex_column(col, part)
-    saved = "labels_saved_per_100" in summary
+    saved = SAVED in summary_view(summary)
     view = SUMMARY_VIEW[:-1] + ([("_saved", "Labels saved / 100")] if saved else [])
     text = summary.assign(_saved=[_saved_short(s) for _, s in summary.iterrows()]) if saved else summary
     rows = [r"\begin{tabular}{" + "l" * len(view) + "}", r"\hline", " & ".join(h for _, h in view) + r" \\", r"\hline"]
@@ -151,7 +151,7 @@ def latex(cells: pd.DataFrame, summary: pd.DataFrame) -> str:
 
 def summary_caption(summary: pd.DataFrame) -> str:
     out = "Judge leaderboard: the verdict per judge."
-    if "labels_saved_per_100" in summary and summary["savings_n"].notna().any():
+    if SAVED in summary_view(summary):
         n = int(summary["savings_n"].dropna().iloc[0])
         out += (f" Labels saved / 100: human labels saved per 100 with {n} human-labelled documents and the judge "
                 "on the others (PPI++, the median over systems and dimensions; the humans' line: a held-out "
@@ -192,7 +192,8 @@ STYLE = """body{font-family:sans-serif;margin:1em;max-width:1380px} table{border
 table.dataset{table-layout:fixed;width:100%} td,th{border:1px solid #ccc;padding:2px 4px;overflow-wrap:anywhere;
 vertical-align:top} td.greyed{color:#999;background:#f3f3f3} tr.human td,tr.human th{font-style:italic}
 .caveats{background:#fff8e1;border-left:4px solid #f0a000;padding:.4em 1em;font-size:13px}
-dl.glossary dt{font-weight:bold} svg.loo{display:block;margin:4px 0}"""
+dl.glossary dt{font-weight:bold} figure.loo{margin:4px 0} svg.loo{display:block}
+figure.loo figcaption{font-size:11px}"""
 
 GLOSSARY = """<dl class="glossary">
 <dt>value [a, b] n=</dt><dd>the judge's correlation with the human reference (or its accuracy) at the column's level,
@@ -214,17 +215,28 @@ annotators, the judge represents the others at least as well as that annotator, 
 "uninformative": its own answers shuffled (no link to the units) pass too.</dd>
 <dt>SPA</dt><dd>soft accuracy over system pairs (WMT24's SPA; system level): 1 minus the mean difference between the judge's and the
 humans' p-values that one system beats another.</dd>
-<dt>Human labels saved / 100</dt><dd>from the savings stage (section below): with n human-labelled documents and
-the judge scoring the others, how many of every 100 human labels PPI++ saves for the same precision of each system's
-value (the median over systems and dimensions, then per dataset); the humans' line holds a held-out annotator used as
-if it were a judge, the reference point. "PPI++ cannot use this judge (lambda near 0)": its answers do not help.</dd>
-<dt>Jury</dt><dd>a judge computed from its members' answers (mean, median or majority; no request of its own): n_eff,
-its effective number of independent votes from the members' error correlations; against its best member, a paired
-document-bootstrap 95 % interval of the difference per column (above 0: the jury is better there). Its cost is its
-members' summed cost.</dd>
 <dt>cohe. cons. flue. rele. (and the like)</dt><dd>the first four letters of the dimension (coherence, consistency,
 fluency, relevance); sample / system / dataset: the correlation level.</dd>
 </dl>"""
+
+
+GLOSS_SAVED = """<dt>Human labels saved / 100</dt><dd>from the savings stage (section below): with n human-labelled
+documents and the judge scoring the others, how many of every 100 human labels PPI++ saves for the same precision of each system's
+value (the median over systems and dimensions, then per dataset); the humans' line holds a held-out annotator used as
+if it were a judge, the reference point. "PPI++ cannot use this judge (lambda near 0)": its answers do not help.</dd>
+"""
+GLOSS_JURY = """<dt>Jury</dt><dd>a judge computed from its members' answers (mean, median or majority; no request of its
+own): n_eff, its effective number of independent votes from the members' error correlations; against its best member, a paired
+document-bootstrap 95 % interval of the difference per column (above 0: the jury is better there). Its cost is its
+members' summed cost.</dd>
+"""
+
+
+def glossary(summary: pd.DataFrame) -> str:
+    """The glossary, with the savings and jury entries where the verdict table has those columns."""
+    view = summary_view(summary)
+    extra = (GLOSS_SAVED if SAVED in view else "") + (GLOSS_JURY if JURY in view else "")
+    return GLOSSARY.replace("<dt>cohe.", extra + "<dt>cohe.", 1)
 
 
 def _caveats(lines) -> str:
@@ -250,7 +262,7 @@ not a pass), close to the humans in k of N columns, then the mean rank over ever
 there counts one below the last); cost and time per 1000 units ("not priced" / "not measured" when unknown; a local
 judge without <code>price_per_hour</code> is free). Greyed cells: too few valid replies or near-constant answers (no
 rank, not tested). Definitions: docs/statistics.md, "The judge leaderboard".</p>
-{GLOSSARY}
+{glossary(summary)}
 <h2>Columns by dataset</h2>{sections}
 {savings_html}
 <h2>Separable judge pairs</h2><ul>{seps or '<li>fewer than two ranked judges in every column</li>'}</ul>
@@ -271,15 +283,17 @@ def frontier(summary: pd.DataFrame, path: str) -> None:
     pts = [(pd.to_numeric(s.get("seconds_per_1k"), errors="coerce"), pd.to_numeric(s.get("mean_rank"), errors="coerce"),
             str(s["row"])) for _, s in summary.iterrows() if s.get("kind") == "judge"]
     pts = [p for p in pts if not (pd.isna(p[0]) or pd.isna(p[1]))]
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, ax = plt.subplots(figsize=(8, 4))
     if len(pts) < 2:
         ax.axis("off")
         ax.text(0.5, 0.5, f"{len(pts)} judge row(s) with a measured time and a mean rank:\nno frontier to draw "
                 "(it compares two or more)", ha="center", va="center", transform=ax.transAxes)
     else:
-        for i, (x, y, name) in enumerate(sorted(pts)):
-            ax.scatter([x], [y])
-            ax.annotate(name, (x, y), xytext=(6, 10 * (i % 3) - 10), textcoords="offset points", fontsize=7)
+        # named in a legend, not beside the points: a judge and its weighted row share their time and
+        # often their rank, and labels beside them overlapped
+        for x, y, name in sorted(pts):
+            ax.scatter([x], [y], label=name)
+        ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False)
         ax.set_xscale("log")
         ax.set_xlabel("seconds per 1000 units (wall time)")
         ax.set_ylabel("mean rank (lower is better)")

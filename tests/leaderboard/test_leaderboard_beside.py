@@ -30,9 +30,9 @@ def ledger() -> pd.DataFrame:
     return pd.DataFrame(lines)
 
 
-def jury_csv(labels=("coherence", "fluency")) -> pd.DataFrame:
-    rows = [{"jury": "panel", "aggregate": "mean", "members": "good+noisy", "dataset": "summeval", "variant": "base",
-             "dimension": d, "level": lv, "value": 0.5, "best_member": "good", "best_member_value": 0.45,
+def jury_csv(labels=("coherence", "fluency"), jury="panel", members="good+noisy") -> pd.DataFrame:
+    rows = [{"jury": jury, "aggregate": "mean", "members": members, "dataset": "summeval", "variant": "base",
+             "dimension": d, "level": lv, "value": 0.5, "best_member": members.split("+")[0], "best_member_value": 0.45,
              "delta": 0.05, "ci_low": 0.01 if d == "coherence" else -0.02, "ci_high": 0.09, "k": 2,
              "r_bar": 0.2, "n_eff": 1.6 if lv == "sample" else 1.7, "members_cost_usd": 0.02}
             for d in labels for lv in ("sample", "system", "dataset")]
@@ -67,6 +67,7 @@ def test_the_verdict_table_latex_and_page_show_the_savings(out):
     verdict = html.split('<table id="verdict">')[1].split("</table>")[0]
     assert "Human labels saved / 100" in verdict and "53 at n=25 (SummEval 56, tldr 10)" in verdict
     assert html.index("Columns by dataset") < html.index("<section class='savings'>S</section>")
+    assert "<dt>Human labels saved / 100</dt>" in html and "<dt>Jury</dt>" in html  # the glossary says what they are
     tex = latex(out["cells"], out["summary"])
     line = [x for x in tex.splitlines() if x.startswith("noisy &")][-1]  # the summary table, after the columns
     assert line.rstrip(" \\").endswith("& 0*") and "Labels saved / 100" in tex
@@ -95,5 +96,19 @@ def test_without_savings_or_juries_the_page_is_as_before(tmp_path):
     res = run(tmp_path, {"summeval": data}, {("good", "summeval"): judge_frame(data, {d: data[d] for d in DIMS})})
     assert "labels_saved" not in res["summary"] and "jury" not in res["summary"]
     html = page(res["cells"], res["summary"], res["pairs"])
-    assert "Human labels saved" not in html.split('<table id="verdict">')[1].split("</table>")[0]
-    assert "<th>Jury</th>" not in html
+    assert "Human labels saved" not in html and "<th>Jury</th>" not in html and "<dt>Jury</dt>" not in html
+
+
+def test_the_savings_section_leaves_out_datasets_without_a_cell(tmp_path):
+    """The slice (3 SummEval documents) has no cell at any n: the section says so once, and draws no
+    empty figure; a dataset with cells keeps its figure."""
+    from sumjudge.savings import LEDGER_COLUMNS, html_fragment
+    from sumjudge.savings.settings import SavingsSettings
+
+    lines = pd.DataFrame([{**{c: 0.5 for c in LEDGER_COLUMNS}, **ledger_line("good", "judge", "tldr", 12, 0.4)}])
+    lines[LEDGER_COLUMNS].to_csv(tmp_path / "ledger.csv", index=False)
+    for name in ("summeval", "tldr"):
+        (tmp_path / f"{name}.svg").write_text(f"<?xml version='1.0'?><svg id='{name}'></svg>")
+    html = html_fragment(tmp_path, SavingsSettings())
+    assert "<svg id='tldr'>" in html and "<svg id='summeval'>" not in html
+    assert "No cells for summeval: too few documents for the smallest savings.n_labelled (10)" in html
