@@ -548,3 +548,12 @@ def test_manifest_marks_pinned_sources_the_config_does_not_read(tmp_path):
     write_parquet(pd.DataFrame({"unit_id": ["a"]}), tmp_path / "old.parquet", {"dataset": "tldr"})
     assert used_sources([str(table), str(tmp_path / "old.parquet")]) is None
     assert all("used" not in s for s in data_sources({"datasets": ["tldr"]}, tmp_path / "raw", None))
+
+
+def test_the_worktree_patch_is_written_outside_a_git_checkout_too(tmp_path):
+    """Rule manifest's output worktree.patch must exist where the code is not a git checkout (a copy of
+    the code, a tarball): it failed with a missing output there; now it holds a one-line note."""
+    from sumjudge.tables.manifest import NO_GIT, PATCH_FILE, worktree_patch
+
+    info = worktree_patch(tmp_path / "not-a-checkout", tmp_path / "results")
+    assert info["git"] is False and (tmp_path / "results" / PATCH_FILE).read_text() == NO_GIT
