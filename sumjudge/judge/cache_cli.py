@@ -161,6 +161,23 @@ def export(cache_dir: str, results: str, judge: str, dest: str) -> tuple[int, li
     return copied, missing
 
 
+def print_stats(rows: list[dict[str, Any]], cache_dir: str, as_json: bool) -> None:
+    """The stats as JSON lines, or as a table with the kinds' line and the quarantine's size."""
+    if as_json:
+        for r in rows:
+            print(json.dumps(r))
+        return
+    print(f"{'model':32} {'judge':20} {'via':10} {'kind':10} {'entries':>8} {'prompt_tok':>11} "
+          f"{'compl_tok':>10} {'cost_usd':>9}")
+    for r in rows:
+        print(f"{r['model'][:32]:32} {r['judge'][:20]:20} {r['via'][:10]:10} {r['kind']:10} "
+              f"{r['entries']:8d} {r['prompt_tokens']:11d} {r['completion_tokens']:10d} {r['cost_usd']:9.4f}")
+    print(kinds_note(rows))
+    q = Path(cache_dir) / QUARANTINE
+    if q.is_dir():
+        print(f"quarantined: {sum(1 for _ in q.iterdir())} file(s) in {q}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m sumjudge.judge.cache", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -179,20 +196,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{cache_dir}: no such cache directory (set --cache-dir or judge.cache_dir)", file=sys.stderr)
         return 2
     if a.command == "stats":
-        rows = stats(cache_dir, a.results, a.configfile)
-        if a.json:
-            for r in rows:
-                print(json.dumps(r))
-        else:
-            print(f"{'model':32} {'judge':20} {'via':10} {'kind':10} {'entries':>8} {'prompt_tok':>11} "
-                  f"{'compl_tok':>10} {'cost_usd':>9}")
-            for r in rows:
-                print(f"{r['model'][:32]:32} {r['judge'][:20]:20} {r['via'][:10]:10} {r['kind']:10} "
-                      f"{r['entries']:8d} {r['prompt_tokens']:11d} {r['completion_tokens']:10d} {r['cost_usd']:9.4f}")
-            print(kinds_note(rows))
-            q = Path(cache_dir) / QUARANTINE
-            if q.is_dir():
-                print(f"quarantined: {sum(1 for _ in q.iterdir())} file(s) in {q}")
+        print_stats(stats(cache_dir, a.results, a.configfile), cache_dir, a.json)
         return 0
     if a.command == "verify":
         bad = verify(cache_dir)

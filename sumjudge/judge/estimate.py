@@ -73,6 +73,51 @@ def to_send(planned: list[Planned], cache: ResponseCache) -> list[Planned]:
     return list(first.values())
 
 
+def prompt_tokens(todo: list[Planned]) -> tuple[int, int]:
+    """(prompt tokens, of which a shared prefix with the previous prompt) of the requests to send."""
+    inp = shared = 0
+    prev = None
+    for p in todo:
+        tokens = sum(estimate_tokens(m["content"]) + CHAT_OVERHEAD_TOKENS for m in p.request.messages)
+        text = _prompt_text(p.request.messages)
+        inp += tokens
+        shared += shared_prefix_tokens(prev, text, tokens)
+        prev = text
+    return inp, shared
+
+
+def priced(row: dict[str, Any], spec: JudgeSettings, cached_prefix: bool) -> dict[str, Any]:
+    """The row's USD (expected, at most) at the judge's prices and what that assumes."""
+    if not spec.priced:
+        return {**row, "cost_usd_expected": None, "cost_usd_max": None, "assumes": "no price configured: cost unknown"}
+    assumes = [f"batch x{spec.batch_price_factor:g}"] if spec.mode == "batch" else []
+    assumes += ["cached prefixes"] if cached_prefix else []
+    cached = row["cached_prefix_tokens"] if cached_prefix else 0
+    inp = row["input_tokens"]
+    return {**row,
+            "cost_usd_expected": round(spec.token_cost(inp, row["output_tokens_expected"], cached, spec.mode), 4),
+            "cost_usd_max": round(spec.token_cost(inp, row["output_tokens_max"], cached, spec.mode), 4),
+            "assumes": ", ".join(assumes) or "live, list prices"}
+
+
+def variant_row(df: pd.DataFrame, ds, variant: str, spec: JudgeSettings, cache: ResponseCache,
+                prompt_dir: str) -> dict[str, Any]:
+    """Requests, cached, shared, to send and their tokens of one dataset and prompt variant."""
+    template = load_template(Path(prompt_dir) / Path(ds.prompt_file(variant)).name)
+    # article order: what the judge sends, and what a prefix cache sees
+    planned = plan_requests(df, ds, template, spec, order="article", legacy=cache.legacy)
+    todo = to_send(planned, cache)
+    n_cached = sum(p.request.key in cache for p in planned)
+    inp, shared = prompt_tokens(todo)
+    cap = UNCAPPED_OUTPUT_TOKENS if spec.completion_cap is None else spec.completion_cap
+    records = df.to_dict("records")
+    return {"variant": variant, "requests": len(planned), "cached": n_cached,
+            "shared": len(planned) - n_cached - len(todo), "to_send": len(todo), "input_tokens": inp,
+            "cached_prefix_tokens": shared,
+            "output_tokens_expected": sum(expected_output_tokens(ds.proto, records[p.row], cap) for p in todo),
+            "output_tokens_max": len(todo) * cap}
+
+
 def estimate(tables: dict[str, pd.DataFrame], specs: dict[str, JudgeSettings | dict[str, Any]],
              variants: dict[str, list[str]], cache_dir: str, prompt_dir: str = "prompts",
              cached_prefix: bool = False) -> pd.DataFrame:
@@ -83,46 +128,11 @@ def estimate(tables: dict[str, pd.DataFrame], specs: dict[str, JudgeSettings | d
         spec = JudgeSettings.of(spec)  # a rule's params: the settings dict
         if spec.jury:  # a jury sends nothing: its members are priced (sumjudge.jury)
             continue
-        cap = spec.completion_cap
-        cap = UNCAPPED_OUTPUT_TOKENS if cap is None else cap
         for dataset, df in tables.items():
-            records = df.to_dict("records")
-            ds = ds_specs[dataset]
             for variant in variants[dataset]:
-                template = load_template(Path(prompt_dir) / Path(ds.prompt_file(variant)).name)
-                # article order: what the judge sends, and what a prefix cache sees
-                planned = plan_requests(df, ds, template, spec, order="article", legacy=cache.legacy)
-                todo = to_send(planned, cache)
-                n_cached = sum(p.request.key in cache for p in planned)
-                inp = shared = 0
-                prev = None
-                for p in todo:
-                    tokens = sum(estimate_tokens(m["content"]) + CHAT_OVERHEAD_TOKENS for m in p.request.messages)
-                    text = _prompt_text(p.request.messages)
-                    inp += tokens
-                    shared += shared_prefix_tokens(prev, text, tokens)
-                    prev = text
-                out = sum(expected_output_tokens(ds.proto, records[p.row], cap) for p in todo)
-                worst = len(todo) * cap
-                assumes = []
-                row = {"judge": name, "model": spec.model, "dataset": dataset, "variant": variant,
-                       "requests": len(planned), "cached": n_cached,
-                       "shared": len(planned) - n_cached - len(todo),
-                       "to_send": len(todo), "input_tokens": inp, "cached_prefix_tokens": shared,
-                       "output_tokens_expected": out, "output_tokens_max": worst}
-                if spec.priced:
-                    if spec.mode == "batch":
-                        assumes.append(f"batch x{spec.batch_price_factor:g}")
-                    cached = shared if cached_prefix else 0
-                    if cached_prefix:
-                        assumes.append("cached prefixes")
-                    row["cost_usd_expected"] = round(spec.token_cost(inp, out, cached, spec.mode), 4)
-                    row["cost_usd_max"] = round(spec.token_cost(inp, worst, cached, spec.mode), 4)
-                else:
-                    row["cost_usd_expected"] = row["cost_usd_max"] = None
-                    assumes.append("no price configured: cost unknown")
-                row["assumes"] = ", ".join(assumes) or "live, list prices"
-                rows.append(row)
+                row = variant_row(df, ds_specs[dataset], variant, spec, cache, prompt_dir)
+                rows.append(priced({"judge": name, "model": spec.model, "dataset": dataset, **row}, spec,
+                                   cached_prefix))
     return pd.DataFrame(rows)
 
 
