@@ -28,8 +28,8 @@ if workflow.output_settings.dryrun:
     preflight(pending_jobs(*dry_run_targets(DATA_OUTPUTS + METRIC_OUTPUTS + JUDGE_OUTPUTS)))
 
 
+include: "workflow/rules/savings.smk"  # before the tables stage: the leaderboard reads its ledger
 include: "workflow/rules/tables.smk"
-include: "workflow/rules/savings.smk"
 
 # Rerun by content, not by file time (docs/sharing.md): every script rule gets a param
 # `code`, the sha256 of its script and of the sumjudge modules it imports; the default

@@ -11,6 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping
 
+from ..stats.gates import NearConstantGate
 from ..tables.errors import TablesInputError
 from ..tables.settings import TableSettings
 
@@ -87,6 +88,11 @@ class LeaderboardSettings:
             if not ok:
                 raise TablesInputError(f"config key leaderboard.{key} must be {want}; fix it in config.yaml "
                                        "or the --configfile that sets it")
+
+    @property
+    def gate(self) -> NearConstantGate:
+        """The near-constant gate (what the tables stage flags with too)."""
+        return NearConstantGate(self.near_constant, self.near_constant_ratio, self.near_constant_sd_ratio)
 
     def as_dict(self) -> dict[str, Any]:
         """Plain values: what rule ``leaderboard`` passes as a param (Snakemake compares only

@@ -136,6 +136,29 @@ def dispersion_gate(judge_answers, annotator_labels, ratio: float = 0.25, refere
     return Gate(False, sd_j, sd_h, "", "SD")
 
 
+@dataclass(frozen=True)
+class NearConstantGate:
+    """The near-constant gate's parameters, one definition for every page: the leaderboard greys
+    and the tables stage flags with it (config ``tables.near_constant`` as ``threshold``,
+    ``leaderboard.near_constant_ratio`` as ``ratio``, ``leaderboard.near_constant_sd_ratio`` as
+    ``sd_ratio``; built by :attr:`sumjudge.leaderboard.settings.LeaderboardSettings.gate`)."""
+
+    threshold: float
+    ratio: float
+    sd_ratio: float
+
+    def scored(self, answers, humans, reference=None) -> Gate:
+        """:func:`dispersion_gate` (a score on any scale, every sample counted)."""
+        return dispersion_gate(answers, humans, self.sd_ratio, reference)
+
+    def labels(self, answers, humans, reference=None) -> Gate:
+        """:func:`near_constant` (labels)."""
+        return near_constant(answers, humans, self.threshold, self.ratio, reference)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
 def parse_gate(n_valid: int, n_units: int, threshold: float = 0.95) -> ParseGate:
     """Parse-rate gate: valid answers over the dataset's ``n_units`` (not the rows present)."""
     if n_units <= 0:

@@ -17,7 +17,8 @@ SMALLEST = {
     "alttest_reproduce.py": ([], [r"6 of 6 published numbers reproduced to two decimals"]),
     "judge_cost.py": (["--price-input", "0.0004", "--price-cached-input", "0.0001", "--price-output", "0.0016",
                        "--requests", "10"],
-                      [r"\n\s+live\s+10508\s", r"\n\s+batch\s+10508\s", r"live, cached prefixes\s+10508",
+                      # 10,136 requests sent for 10,508 units x samples: 372 repeat a prompt of their document
+                      [r"\n\s+live\s+10136\s", r"\n\s+batch\s+10136\s", r"live, cached prefixes\s+10136",
                        r"share of live: live 1\.000, batch 0\.500", r"achieved_rpm"]),
     "jury_coverage.py": (["--datasets", "2", "--docs", "10", "--resamples", "20", "--population", "200",
                           "--scenarios", "copies"], [r"copies: 2 datasets x 10 documents",
