@@ -101,13 +101,14 @@ def _save(raw: Path, name: str, first: int, cells, pairs, wall: float, cpu: floa
         f.write(f"{name},{first},{wall:.2f},{cpu:.2f}\n")
 
 
-def _truths(a) -> dict:
-    """{(dataset, kind, column): true value} (computed afresh each time: minutes at most)."""
-    return {(n, *k): v for n in a.datasets for k, v in cal.truths(load(n, a), settings(a)[0], a.truth_copies,
-                                                                   a.seed).items()}
+def _truths(a) -> tuple[dict, dict]:
+    """(scored, answered) {(dataset, kind, column): true value} (computed afresh each time: minutes
+    at most; support.calibration.truths)."""
+    both = {n: cal.truths(load(n, a), settings(a)[0], a.truth_copies, a.seed) for n in a.datasets}
+    return tuple({(n, *k): v for n, t in both.items() for k, v in t[i].items()} for i in (0, 1))
 
 
-def run(a) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+def run(a) -> tuple[pd.DataFrame, pd.DataFrame, tuple[dict, dict]]:
     """Every draw of every dataset over ``a.workers`` processes, then every finished draw read back."""
     from tqdm import tqdm
 
@@ -126,9 +127,10 @@ def run(a) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     return cells[cells["draw"] < a.draws], pairs[pairs["draw"] < a.draws], truth
 
 
-def measures(cells: pd.DataFrame, pairs: pd.DataFrame, truth: dict, board) -> dict[str, pd.DataFrame]:
+def measures(cells: pd.DataFrame, pairs: pd.DataFrame, truths: tuple[dict, dict], board) -> dict[str, pd.DataFrame]:
+    truth, answered = truths
     det = rates.detections(cells, pairs, board, truth)
-    return {"alt": rates.alt_rates(cells), "interval": rates.interval_rates(cells, truth),
+    return {"alt": rates.alt_rates(cells), "interval": rates.interval_rates(cells, truth, answered),
             "rank": rates.rank_rates(cells, board, truth),
             "mdd": rates.smallest_detectable(det) if len(det) else pd.DataFrame(columns=["dataset", "level"]),
             "detections": det}
@@ -137,7 +139,8 @@ def measures(cells: pd.DataFrame, pairs: pd.DataFrame, truth: dict, board) -> di
 def long_table(m: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """Every measured rate, one per line: dataset, level, kind, measure, value, n."""
     parts = [m["alt"].assign(level="", measure="alt_pass").rename(columns={"rate": "value"})]
-    for k in ("outside", "coverage", "above", "bias"):
+    parts.append(m["alt"].assign(level="", measure="alt_uninformative").rename(columns={"uninformative": "value"}))
+    for k in ("outside", "extended", "coverage", "above", "bias"):
         parts.append(m["interval"].assign(measure=k).rename(columns={k: "value"}))
     for k, n in (("inversions", "pairs"), ("vacant", "columns")):
         parts.append(m["rank"].assign(kind="", measure=k).rename(columns={k: "value", n: "n"}))
@@ -154,33 +157,42 @@ def _pct(x) -> str:
 
 
 def alt_markdown(alt: pd.DataFrame) -> str:
-    """Kinds x datasets: % of (draw, tested column) where the alt-test passes."""
-    t = alt.pivot(index="kind", columns="dataset", values="rate")
+    """Kinds x datasets: % of (draw, tested column) where the alt-test passes, and in brackets
+    where it read "uninformative" (the test passed, and so did a shuffle of the judge's answers)."""
+    t, u = (alt.pivot(index="kind", columns="dataset", values=v) for v in ("rate", "uninformative"))
     t = t.reindex([k for k in KINDS if k in t.index])
     head = "| kind | " + " | ".join(t.columns) + " |\n|---|" + "---:|" * len(t.columns) + "\n"
     mark = {k: " (uninformative)" if KINDS[k].uninformative else "" for k in t.index}
-    return head + "".join(f"| {k}{mark[k]} | " + " | ".join(_pct(v) for v in t.loc[k]) + " |\n" for k in t.index)
+    cell = lambda k, d: _pct(t.loc[k, d]) + (f" ({_pct(u.loc[k, d])})" if u.loc[k, d] > 0 else "")  # noqa: E731
+    return head + "".join(f"| {k}{mark[k]} | " + " | ".join(cell(k, d) for d in t.columns) + " |\n" for k in t.index)
 
 
 def _rate(x) -> str:
     return "n/a" if pd.isna(x) else f"{100 * x:.0f} %"
 
 
+def _worst(d: pd.DataFrame, key: str, low: bool = False) -> str:
+    row = d.loc[d[key].idxmin() if low else d[key].idxmax()]
+    return f"{_rate(row[key])} ({row['kind']})"
+
+
 def _column_line(ds: str, level: str, d: pd.DataFrame, r, md) -> str:
-    out, cov = d.loc[d["outside"].idxmax()], d.loc[d["coverage"].idxmin()]
     mdd = f"{BOUND[md['bound']]}{md['mdd']:.3f}" if md is not None else "n/a"
-    return (f"| {ds} | {level} | {_rate(out['outside'])} ({out['kind']}) | {_rate(cov['coverage'])} ({cov['kind']}) "
-            f"| {_rate(d['coverage'].median())} | {_rate(r.get('inversions'))} | {_rate(r.get('vacant'))} | {mdd} |")
+    return (f"| {ds} | {level} | {_worst(d, 'outside')} | {_worst(d, 'extended')} | {_worst(d, 'coverage', True)} "
+            f"| {_rate(d['coverage'].median())} | {_worst(d, 'above')} | {_rate(r.get('inversions'))} "
+            f"| {_rate(r.get('vacant'))} | {mdd} |")
 
 
 def column_markdown(m: dict[str, pd.DataFrame]) -> str:
-    """Datasets x levels: outside-interval (worst kind), coverage (worst kind, median), ranks, MDD."""
+    """Datasets x levels: outside-interval and widened (worst kind), coverage (worst kind, median),
+    interval above the answered truth (worst kind), ranks, MDD."""
     iv = m["interval"]
     rank = m["rank"].set_index(["dataset", "level"])
     mdd = m["mdd"].set_index(["dataset", "level"]) if len(m["mdd"]) else pd.DataFrame()
-    lines = ["| dataset | level | value outside its interval: worst kind | coverage: worst kind | coverage: median "
+    lines = ["| dataset | level | value outside its interval: worst kind | interval widened to its value: worst kind "
+             "| coverage: worst kind | coverage: median | interval above the answered truth: worst kind "
              "| ranks inverted | rank 1 vacant | smallest difference at 80 % power |",
-             "|---|---|---|---|---:|---:|---:|---:|"]
+             "|---|---|---|---|---|---:|---|---:|---:|---:|"]
     for (ds, lv_), d in iv.groupby(["dataset", "level"], sort=False):
         lines.append(_column_line(ds, lv_, d, rank.loc[(ds, lv_)] if (ds, lv_) in rank.index else {},
                                   mdd.loc[(ds, lv_)] if (ds, lv_) in mdd.index else None))
