@@ -208,6 +208,46 @@ def coverage_markdown(iv: pd.DataFrame) -> str:
                           for (ds, lv_), row in t.iterrows())
 
 
+def _mdd(d: pd.DataFrame) -> str:
+    if not len(d):
+        return "n/a"
+    bound = d["bound"].iloc[0]
+    return f"{BOUND.get(bound, '') if isinstance(bound, str) else ''}{d['value'].iloc[0]:.3f}"
+
+
+def _targets(long: pd.DataFrame) -> pd.DataFrame:
+    """Per dataset and level, from a long table (:func:`long_table`, or its CSV): the issue's
+    targets (uninformative alt-test passes: worst kind; coverage within 93-97 %: count and worst
+    kind; value outside its interval: worst; ranks inverted; rank 1 vacant; MDD at 80 % power)."""
+    v = long.assign(level=long["level"].fillna(""), kind=long["kind"].fillna(""))
+    alt = v[(v["measure"] == "alt_pass") & v["kind"].isin(rates.uninformative(KINDS))]
+    worst_alt = {ds: f"{_rate(d['value'].max())} ({d.loc[d['value'].idxmax(), 'kind']})"
+                 for ds, d in alt.groupby("dataset")}
+    rows = []
+    for (ds, lv_), d in v[v["level"] != ""].groupby(["dataset", "level"]):
+        get = lambda m: d[d["measure"] == m].set_index("kind")["value"]  # noqa: E731
+        cov = get("coverage")
+        rows.append({"dataset": ds, "level": lv_, "alt": worst_alt.get(ds, "n/a"),
+                     "within": f"{int(cov.between(0.93, 0.97).sum())}/{len(cov)}",
+                     "worst": f"{_rate(cov.min())} ({cov.idxmin()})" if len(cov) else "n/a",
+                     "outside": _rate(get("outside").max()), "inversions": _rate(get("inversions").max()),
+                     "vacant": _rate(get("vacant").max()), "mdd": _mdd(d[d["measure"] == "mdd_80"])})
+    return pd.DataFrame(rows).set_index(["dataset", "level"])
+
+
+def compare_markdown(before: pd.DataFrame, after: pd.DataFrame) -> str:
+    """The targets of two runs side by side, "before -> after" per dataset and level."""
+    b, a = _targets(before), _targets(after)
+    cols = {"alt": "uninformative judge passes the alt-test (the dataset's worst kind)", "within": "coverage within 93-97 %",
+            "worst": "coverage, worst kind", "inversions": "ranks inverted", "vacant": "rank 1 vacant",
+            "outside": "value outside its interval, worst kind", "mdd": "smallest difference at 80 % power"}
+    lines = ["| dataset | level | " + " | ".join(cols.values()) + " |", "|---|---|" + "---|" * len(cols)]
+    for key in a.index.union(b.index):
+        cell = lambda c: " -> ".join(t.loc[key, c] if key in t.index else "n/a" for t in (b, a))  # noqa: E731
+        lines.append(f"| {key[0]} | {key[1]} | " + " | ".join(cell(c) for c in cols) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--mirror", default=str(MIRROR), help="the data mirror (shared/data)")
@@ -226,6 +266,7 @@ def main(argv=None) -> None:
     ap.add_argument("--resume", action="store_true", help="keep the draws a stopped run finished (same options)")
     ap.add_argument("--rates-only", action="store_true", help="no new draw: the rates of the finished ones")
     ap.add_argument("--small", action="store_true", help=f"a run of seconds: {SMALL}")
+    ap.add_argument("--before", default=None, help="another run's verdict_calibration.csv: its targets beside these")
     a = ap.parse_args(argv)
     if a.small:
         for k, v in SMALL.items():
@@ -257,6 +298,8 @@ def report(a, m: dict, cells: pd.DataFrame, wall: float) -> None:
     text = (f"Draws per dataset: {a.draws}; board: {', '.join(a.board)}; bootstrap resamples {a.bootstrap_resamples}; "
             f"seed {a.seed}.\n\n{headline(m)}\n\nAlt-test, % passing:\n\n{alt_markdown(m['alt'])}\nColumns:\n\n{column_markdown(m)}"
             f"\nInterval coverage of the true value, %:\n\n{coverage_markdown(m['interval'])}")
+    if a.before:
+        text += f"\nTargets, {a.before} -> this run:\n\n{compare_markdown(pd.read_csv(a.before), long_table(m))}"
     (out / "verdict_calibration.md").write_text(text)
     print(text)
     path = out / "raw" / "seconds.csv"
