@@ -101,13 +101,14 @@ def _save(raw: Path, name: str, first: int, cells, pairs, wall: float, cpu: floa
         f.write(f"{name},{first},{wall:.2f},{cpu:.2f}\n")
 
 
-def _truths(a) -> dict:
-    """{(dataset, kind, column): true value} (computed afresh each time: minutes at most)."""
-    return {(n, *k): v for n in a.datasets for k, v in cal.truths(load(n, a), settings(a)[0], a.truth_copies,
-                                                                   a.seed).items()}
+def _truths(a) -> tuple[dict, dict]:
+    """(scored, answered) {(dataset, kind, column): true value} (computed afresh each time: minutes
+    at most; support.calibration.truths)."""
+    both = {n: cal.truths(load(n, a), settings(a)[0], a.truth_copies, a.seed) for n in a.datasets}
+    return tuple({(n, *k): v for n, t in both.items() for k, v in t[i].items()} for i in (0, 1))
 
 
-def run(a) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+def run(a) -> tuple[pd.DataFrame, pd.DataFrame, tuple[dict, dict]]:
     """Every draw of every dataset over ``a.workers`` processes, then every finished draw read back."""
     from tqdm import tqdm
 
@@ -126,9 +127,10 @@ def run(a) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     return cells[cells["draw"] < a.draws], pairs[pairs["draw"] < a.draws], truth
 
 
-def measures(cells: pd.DataFrame, pairs: pd.DataFrame, truth: dict, board) -> dict[str, pd.DataFrame]:
+def measures(cells: pd.DataFrame, pairs: pd.DataFrame, truths: tuple[dict, dict], board) -> dict[str, pd.DataFrame]:
+    truth, answered = truths
     det = rates.detections(cells, pairs, board, truth)
-    return {"alt": rates.alt_rates(cells), "interval": rates.interval_rates(cells, truth),
+    return {"alt": rates.alt_rates(cells), "interval": rates.interval_rates(cells, truth, answered),
             "rank": rates.rank_rates(cells, board, truth),
             "mdd": rates.smallest_detectable(det) if len(det) else pd.DataFrame(columns=["dataset", "level"]),
             "detections": det}
@@ -137,7 +139,8 @@ def measures(cells: pd.DataFrame, pairs: pd.DataFrame, truth: dict, board) -> di
 def long_table(m: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """Every measured rate, one per line: dataset, level, kind, measure, value, n."""
     parts = [m["alt"].assign(level="", measure="alt_pass").rename(columns={"rate": "value"})]
-    for k in ("outside", "coverage", "above", "bias"):
+    parts.append(m["alt"].assign(level="", measure="alt_uninformative").rename(columns={"uninformative": "value"}))
+    for k in ("outside", "extended", "coverage", "above", "bias"):
         parts.append(m["interval"].assign(measure=k).rename(columns={k: "value"}))
     for k, n in (("inversions", "pairs"), ("vacant", "columns")):
         parts.append(m["rank"].assign(kind="", measure=k).rename(columns={k: "value", n: "n"}))
@@ -154,33 +157,42 @@ def _pct(x) -> str:
 
 
 def alt_markdown(alt: pd.DataFrame) -> str:
-    """Kinds x datasets: % of (draw, tested column) where the alt-test passes."""
-    t = alt.pivot(index="kind", columns="dataset", values="rate")
+    """Kinds x datasets: % of (draw, tested column) where the alt-test passes, and in brackets
+    where it read "uninformative" (the test passed, and so did a shuffle of the judge's answers)."""
+    t, u = (alt.pivot(index="kind", columns="dataset", values=v) for v in ("rate", "uninformative"))
     t = t.reindex([k for k in KINDS if k in t.index])
     head = "| kind | " + " | ".join(t.columns) + " |\n|---|" + "---:|" * len(t.columns) + "\n"
     mark = {k: " (uninformative)" if KINDS[k].uninformative else "" for k in t.index}
-    return head + "".join(f"| {k}{mark[k]} | " + " | ".join(_pct(v) for v in t.loc[k]) + " |\n" for k in t.index)
+    cell = lambda k, d: _pct(t.loc[k, d]) + (f" ({_pct(u.loc[k, d])})" if u.loc[k, d] > 0 else "")  # noqa: E731
+    return head + "".join(f"| {k}{mark[k]} | " + " | ".join(cell(k, d) for d in t.columns) + " |\n" for k in t.index)
 
 
 def _rate(x) -> str:
     return "n/a" if pd.isna(x) else f"{100 * x:.0f} %"
 
 
+def _worst(d: pd.DataFrame, key: str, low: bool = False) -> str:
+    row = d.loc[d[key].idxmin() if low else d[key].idxmax()]
+    return f"{_rate(row[key])} ({row['kind']})"
+
+
 def _column_line(ds: str, level: str, d: pd.DataFrame, r, md) -> str:
-    out, cov = d.loc[d["outside"].idxmax()], d.loc[d["coverage"].idxmin()]
     mdd = f"{BOUND[md['bound']]}{md['mdd']:.3f}" if md is not None else "n/a"
-    return (f"| {ds} | {level} | {_rate(out['outside'])} ({out['kind']}) | {_rate(cov['coverage'])} ({cov['kind']}) "
-            f"| {_rate(d['coverage'].median())} | {_rate(r.get('inversions'))} | {_rate(r.get('vacant'))} | {mdd} |")
+    return (f"| {ds} | {level} | {_worst(d, 'outside')} | {_worst(d, 'extended')} | {_worst(d, 'coverage', True)} "
+            f"| {_rate(d['coverage'].median())} | {_worst(d, 'above')} | {_rate(r.get('inversions'))} "
+            f"| {_rate(r.get('vacant'))} | {mdd} |")
 
 
 def column_markdown(m: dict[str, pd.DataFrame]) -> str:
-    """Datasets x levels: outside-interval (worst kind), coverage (worst kind, median), ranks, MDD."""
+    """Datasets x levels: outside-interval and widened (worst kind), coverage (worst kind, median),
+    interval above the answered truth (worst kind), ranks, MDD."""
     iv = m["interval"]
     rank = m["rank"].set_index(["dataset", "level"])
     mdd = m["mdd"].set_index(["dataset", "level"]) if len(m["mdd"]) else pd.DataFrame()
-    lines = ["| dataset | level | value outside its interval: worst kind | coverage: worst kind | coverage: median "
+    lines = ["| dataset | level | value outside its interval: worst kind | interval widened to its value: worst kind "
+             "| coverage: worst kind | coverage: median | interval above the answered truth: worst kind "
              "| ranks inverted | rank 1 vacant | smallest difference at 80 % power |",
-             "|---|---|---|---|---:|---:|---:|---:|"]
+             "|---|---|---|---|---|---:|---|---:|---:|---:|"]
     for (ds, lv_), d in iv.groupby(["dataset", "level"], sort=False):
         lines.append(_column_line(ds, lv_, d, rank.loc[(ds, lv_)] if (ds, lv_) in rank.index else {},
                                   mdd.loc[(ds, lv_)] if (ds, lv_) in mdd.index else None))
@@ -194,6 +206,46 @@ def coverage_markdown(iv: pd.DataFrame) -> str:
     head = "| dataset | level | " + " | ".join(t.columns) + " |\n|---|---|" + "---:|" * len(t.columns) + "\n"
     return head + "".join(f"| {ds} | {lv_} | " + " | ".join(_pct(v) for v in row) + " |\n"
                           for (ds, lv_), row in t.iterrows())
+
+
+def _mdd(d: pd.DataFrame) -> str:
+    if not len(d):
+        return "n/a"
+    bound = d["bound"].iloc[0]
+    return f"{BOUND.get(bound, '') if isinstance(bound, str) else ''}{d['value'].iloc[0]:.3f}"
+
+
+def _targets(long: pd.DataFrame) -> pd.DataFrame:
+    """Per dataset and level, from a long table (:func:`long_table`, or its CSV): the issue's
+    targets (uninformative alt-test passes: worst kind; coverage within 93-97 %: count and worst
+    kind; value outside its interval: worst; ranks inverted; rank 1 vacant; MDD at 80 % power)."""
+    v = long.assign(level=long["level"].fillna(""), kind=long["kind"].fillna(""))
+    alt = v[(v["measure"] == "alt_pass") & v["kind"].isin(rates.uninformative(KINDS))]
+    worst_alt = {ds: f"{_rate(d['value'].max())} ({d.loc[d['value'].idxmax(), 'kind']})"
+                 for ds, d in alt.groupby("dataset")}
+    rows = []
+    for (ds, lv_), d in v[v["level"] != ""].groupby(["dataset", "level"]):
+        get = lambda m: d[d["measure"] == m].set_index("kind")["value"]  # noqa: E731
+        cov = get("coverage")
+        rows.append({"dataset": ds, "level": lv_, "alt": worst_alt.get(ds, "n/a"),
+                     "within": f"{int(cov.between(0.93, 0.97).sum())}/{len(cov)}",
+                     "worst": f"{_rate(cov.min())} ({cov.idxmin()})" if len(cov) else "n/a",
+                     "outside": _rate(get("outside").max()), "inversions": _rate(get("inversions").max()),
+                     "vacant": _rate(get("vacant").max()), "mdd": _mdd(d[d["measure"] == "mdd_80"])})
+    return pd.DataFrame(rows).set_index(["dataset", "level"])
+
+
+def compare_markdown(before: pd.DataFrame, after: pd.DataFrame) -> str:
+    """The targets of two runs side by side, "before -> after" per dataset and level."""
+    b, a = _targets(before), _targets(after)
+    cols = {"alt": "uninformative judge passes the alt-test (the dataset's worst kind)", "within": "coverage within 93-97 %",
+            "worst": "coverage, worst kind", "inversions": "ranks inverted", "vacant": "rank 1 vacant",
+            "outside": "value outside its interval, worst kind", "mdd": "smallest difference at 80 % power"}
+    lines = ["| dataset | level | " + " | ".join(cols.values()) + " |", "|---|---|" + "---|" * len(cols)]
+    for key in a.index.union(b.index):
+        cell = lambda c: " -> ".join(t.loc[key, c] if key in t.index else "n/a" for t in (b, a))  # noqa: E731
+        lines.append(f"| {key[0]} | {key[1]} | " + " | ".join(cell(c) for c in cols) + " |")
+    return "\n".join(lines) + "\n"
 
 
 def main(argv=None) -> None:
@@ -214,6 +266,7 @@ def main(argv=None) -> None:
     ap.add_argument("--resume", action="store_true", help="keep the draws a stopped run finished (same options)")
     ap.add_argument("--rates-only", action="store_true", help="no new draw: the rates of the finished ones")
     ap.add_argument("--small", action="store_true", help=f"a run of seconds: {SMALL}")
+    ap.add_argument("--before", default=None, help="another run's verdict_calibration.csv: its targets beside these")
     a = ap.parse_args(argv)
     if a.small:
         for k, v in SMALL.items():
@@ -245,6 +298,8 @@ def report(a, m: dict, cells: pd.DataFrame, wall: float) -> None:
     text = (f"Draws per dataset: {a.draws}; board: {', '.join(a.board)}; bootstrap resamples {a.bootstrap_resamples}; "
             f"seed {a.seed}.\n\n{headline(m)}\n\nAlt-test, % passing:\n\n{alt_markdown(m['alt'])}\nColumns:\n\n{column_markdown(m)}"
             f"\nInterval coverage of the true value, %:\n\n{coverage_markdown(m['interval'])}")
+    if a.before:
+        text += f"\nTargets, {a.before} -> this run:\n\n{compare_markdown(pd.read_csv(a.before), long_table(m))}"
     (out / "verdict_calibration.md").write_text(text)
     print(text)
     path = out / "raw" / "seconds.csv"

@@ -60,14 +60,25 @@ def alignment(source, others, score: str = "accuracy") -> np.ndarray:
 def within_group_ranks(values, groups) -> np.ndarray:
     """Average (tie-aware) ranks of ``values`` within each group (a document); NaN stays NaN.
 
-    ``values`` is N or N x K (each column ranked on its own)."""
-    import pandas as pd
-
+    ``values`` is N or N x K (each column ranked on its own). One sort per column (by group,
+    then value): a tie block's rank is the mean of its positions, counted from its group's
+    first position (the leaderboard ranks every row's answers and 20 shuffles of them)."""
     values = np.asarray(values, dtype=float)
     flat = values.ndim == 1
     v = values[:, None] if flat else values
-    out = pd.DataFrame(v).groupby(np.asarray(groups), sort=False).rank(method="average", na_option="keep")
-    out = out.to_numpy(dtype=float)
+    g = np.unique(np.asarray(groups), return_inverse=True)[1].ravel()
+    out = np.full(v.shape, np.nan)
+    for k in range(v.shape[1]):
+        idx = np.flatnonzero(~np.isnan(v[:, k]))
+        order = idx[np.lexsort((v[idx, k], g[idx]))]
+        gs, xs = g[order], v[order, k]
+        pos = np.arange(order.size)
+        new_group = np.r_[True, gs[1:] != gs[:-1]] if order.size else np.zeros(0, bool)
+        new_block = new_group | np.r_[True, xs[1:] != xs[:-1]] if order.size else new_group
+        start = np.maximum.accumulate(np.where(new_group, pos, 0))       # the group's first position
+        first = pos[new_block]
+        last = np.r_[first[1:], order.size] - 1
+        out[order, k] = ((first + last) / 2 - start[first] + 1)[np.cumsum(new_block) - 1]
     return out[:, 0] if flat else out
 
 

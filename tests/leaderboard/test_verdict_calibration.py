@@ -1,7 +1,7 @@
 """The calibration run of the verdicts (tests/support/calibration.py, benchmarks/verdict_calibration.py):
-its adapter gives the Tables' numbers, a few draws on the real labels give the outcomes a
-statistician expects of the clear cases, and its rates are the hand-computed ones
-(docs/statistics.md, "Calibration of the verdicts")."""
+its adapter gives the verdict path's own numbers, a few draws on the real labels give the outcomes a
+statistician expects of the clear cases, the truths are the verdicts' estimand, and its rates are
+the hand-computed ones (docs/statistics.md, "Calibration of the verdicts")."""
 from dataclasses import replace
 
 import numpy as np
@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from sumjudge.datasets import BUILTIN
+from sumjudge.leaderboard.frames import verdict_frames
 from sumjudge.leaderboard.settings import LeaderboardSettings
-from sumjudge.tables.correlation import correlation_table, table_name
 from sumjudge.tables.settings import TableSettings
 from support import calibration as cal
 from support import calibration_rates as rates
@@ -19,39 +19,45 @@ from support.known_judges import KINDS
 
 TS = TableSettings(bootstrap_resamples=50, permutation_resamples=200)
 BOARD = LeaderboardSettings.from_config({})
+FEW = LeaderboardSettings.from_config({"leaderboard": {"alt_test": {"control_shuffles": 5}}})   # cheaper, same rules
+SAME = ["value", "ci_low", "ci_high", "interval_extended", "greyed", "reason", "loo_value", "close_diff", "spa",
+        "alt_result", "alt_winning_rate", "alt_control_pass_rate"]
 
 
-def draw_runs(pop, kinds, seed=0):
+def draw_answers(pop, kinds, seed=0):
     rng = np.random.default_rng(seed)
     draw = cal.resample(pop, rng)
-    frames = cal.judge_frames(pop, draw, {k: [KINDS[k].draw(i.q, s, rng) for i, s in zip(pop.items, draw.slots)]
-                                          for k in kinds})
-    return draw, {key: adapter.judge_run(pop.spec, *key, f) for key, f in frames.items()}
+    given = cal.answers(pop, draw, kinds, rng)
+    return draw, [{k: given[k][n].samples for k in kinds} for n in range(len(pop.items))]
 
 
-def test_the_adapters_likert_cells_are_the_tables_cells(prepared):
-    """Value (mean over samples) of every row and the interval of single-sample rows, as
-    correlation_table gives them, on a resampled SQuALITY draw."""
+@pytest.mark.slow    # 2-3 s: three verdict calls over two SQuALITY dimensions
+def test_rows_in_groups_give_the_verdicts_of_one_call(prepared):
+    """The adapter's economy (the ranked rows together, every other row alone) changes no cell:
+    per-row fields equal one verdict_frames call with every row, ranks and pair tests equal one
+    call with the ranked rows, on a resampled SQuALITY draw (two questions, so the alt-test's
+    family spans columns)."""
     spec = BUILTIN["squality"]
-    pop = cal.population(spec, prepared("squality"), TS)
-    draw, runs = draw_runs(pop, ["noise_mid", "invalid", "repeats"])
-    data = draw.data[draw.data["doc_id"].isin(sorted(set(draw.data["doc_id"]))[:12])]   # 12 documents suffice
-    mine = adapter._likert_cells(spec, data, runs, "coverage", TS)
-    one = replace(spec, dimensions=("coverage",))
-    table = correlation_table(data, adapter_rows(one, runs), one, table_name(spec), TS)
-    assert len(table) == 3 * 3
-    for r in table.itertuples():
-        got = mine[(r.row, "coverage", r.level)]
-        assert got["value"] == pytest.approx(r.value, abs=1e-12)
-        if r.row != "repeats":                  # the leaderboard replaces a repeated judge's interval
-            assert (got["ci_low"], got["ci_high"]) == pytest.approx((r.ci_low, r.ci_high), abs=1e-12)
-
-
-def adapter_rows(spec, runs):
-    from sumjudge.tables.common import Row
-
-    return [Row(row, "judge", None, run.path, [run.by_sample(s)[list(spec.dimensions)] for s in run.samples])
-            for (row, _), run in runs.items()]
+    pop = cal.population(spec, prepared("squality"), TS, names=["noise_mid", "near94", "invalid", "repeats"])
+    draw, answers = draw_answers(pop, pop.kinds)
+    keep = draw.data["doc_id"].isin(sorted(set(draw.data["doc_id"]))[:20]).to_numpy()    # 20 documents suffice
+    data = draw.data[keep].reset_index(drop=True)
+    answers = [{k: a[keep] for k, a in per.items()} for per in answers[:2]]
+    inputs = [adapter.verdict_input(spec, data, i.q.name, TS) for i in pop.items[:2]]
+    ranked = {"noise_mid", "repeats"}
+    results = [adapter.input_result(inp, a, ranked, TS, FEW) for inp, a in zip(inputs, answers)]
+    from sumjudge.leaderboard.frames import frames
+    mine = frames(results, FEW)["cells"].set_index(["column", "row"])
+    every = verdict_frames(list(zip(inputs, answers)), TS, FEW)["cells"].set_index(["column", "row"])
+    assert (mine["kind"] == "judge").sum() == 2 * 3 * 4 and mine.index.sort_values().equals(every.index.sort_values())
+    pd.testing.assert_frame_equal(mine.loc[every.index, SAME], every[SAME])
+    two = verdict_frames([(i, {r: a[r] for r in ranked}) for i, a in zip(inputs, answers)], TS, FEW)
+    got = mine.loc[two["cells"].set_index(["column", "row"]).index, ["rank_group", "rank_reason", "separable_pairs"]]
+    pd.testing.assert_frame_equal(got, two["cells"].set_index(["column", "row"])[got.columns])
+    cells, pairs = adapter.verdicts(inputs, answers, {0, 1}, ranked, TS, FEW)
+    assert {c["row"] for c in cells if c["rank"] is not None} <= ranked
+    p = two["pairs"]
+    assert len(pairs) == int((p["p_one_sided_adjusted"] < 0.05).sum())
 
 
 def test_resampled_documents_are_new_documents(prepared):
@@ -66,17 +72,20 @@ def test_resampled_documents_are_new_documents(prepared):
 @pytest.mark.parametrize("name, never", [("summeval", "constant"), ("helm_news", "first")])
 def test_a_few_draws_pass_the_reference_and_never_an_uninformative_judge(prepared, name, never):
     pop = cal.population(BUILTIN[name], prepared(name), TS, names=["reference", never])
-    cells = pd.DataFrame([c for k in range(2) for c in cal.run_draw(pop, TS, BOARD, k, 7)[0]])
+    cells = pd.DataFrame([c for k in range(2) for c in cal.run_draw(pop, TS, FEW, k, 7)[0]])
     alt = cells[cells["alt_passed"].notna()]
-    assert alt.groupby("row")["alt_passed"].all().to_dict() == {"reference": True, never: False}
-    assert alt[alt["row"] == never]["greyed"].all()                    # the gate stops it before the test
+    assert alt.groupby("row")["alt_test"].all().to_dict() == {"reference": True, never: False}
+    ref = alt[alt["row"] == "reference"]
+    assert ref["alt_passed"].eq(ref["alt_control"] == 0).all()         # passes unless a shuffle passes too
+    assert alt[alt["row"] == never]["greyed"].all() and not alt[alt["row"] == never]["alt_passed"].any()
     ref = cells[(cells["row"] == "reference") & cells["focus"]]
     assert ((ref["ci_low"] <= ref["value"] + 1e-12) & (ref["value"] <= ref["ci_high"] + 1e-12)).all()
 
 
 def test_truths_are_the_statistic_on_copies_of_the_full_set(prepared):
     pop = cal.population(BUILTIN["squality"], prepared("squality"), TS, names=["reference", "noise_low", "random"])
-    t = cal.truths(pop, TS, copies=20, min_answers=0, system_copies=200)
+    t, answered = cal.truths(pop, TS, copies=20, min_answers=0, system_copies=200)
+    assert answered == t                                                # nobody abstains
     assert t[("reference", "SQuALITY corr. dataset")] == pytest.approx(1.0)
     assert t[("reference", "SQuALITY corr. system")] == pytest.approx(1.0)
     assert 0.8 < t[("noise_low", "SQuALITY corr. sample")] < t[("noise_low", "SQuALITY corr. dataset")] < 1

@@ -14,6 +14,7 @@ from sumjudge.datasets import DatasetSpec
 from sumjudge.leaderboard.columns import Column, columns_of
 from sumjudge.stats.accuracy import correctness, score_ties
 from sumjudge.stats.bias import words
+from sumjudge.stats.completion import system_completion, worst_answers
 from sumjudge.stats.loo import votes_from_counts
 from sumjudge.stats.matrix import corr_last, levels_stack
 from sumjudge.stats.repeats import aggregate_samples
@@ -164,109 +165,119 @@ def answers(pop: Population, draw: Draw, kinds, rng) -> dict[str, list[Answers]]
 
 # ----------------------------------------------------------------------------- truth
 
-def _likert_truth(item: Item, copies: list[np.ndarray], ts: TableSettings, system_means: np.ndarray) -> dict:
+def _grid(item: Item, copies: np.ndarray) -> np.ndarray:
+    """``copies x slots`` as one (copies x documents) x systems matrix: each copy its own documents."""
     d, s = item.cells.max(axis=0) + 1
-    judge = np.full((len(copies), d, s), np.nan)
-    for c, a in enumerate(copies):
-        judge[c, item.cells[:, 0], item.cells[:, 1]] = a
-    human = np.full((d, s), np.nan)
-    human[item.cells[:, 0], item.cells[:, 1]] = item.q.ref
-    res = levels_stack(judge.reshape(-1, s), np.tile(human, (len(copies), 1)), ts.method, ts.undefined)
+    out = np.full((len(copies), d, s), np.nan)
+    out[:, item.cells[:, 0], item.cells[:, 1]] = copies
+    return out.reshape(-1, s)
+
+
+def _scored(item: Item, copies: np.ndarray) -> np.ndarray:
+    """Likert: a unit without a valid answer takes the verdicts' rule at the sample and dataset
+    levels, the scale's end farthest from the reference (stats.completion.worst_answers)."""
+    worst = worst_answers(item.q.ref, item.q.values[0], item.q.values[-1])
+    return np.where(np.isnan(copies), worst[None, :], copies)
+
+
+def _likert_truth(item: Item, copies: np.ndarray, ts: TableSettings, system_means: np.ndarray) -> dict:
+    human = _grid(item, item.q.ref[None, :])
+    res = levels_stack(_grid(item, _scored(item, copies)), np.tile(human, (len(copies), 1)), ts.method, ts.undefined)
     hs = np.bincount(item.cells[:, 1], item.q.ref) / np.bincount(item.cells[:, 1])
     # to 9 decimals, so that summing in another order does not break a tie (the reference's own)
     res["system"] = corr_last(np.round(system_means, 9)[None], np.round(hs, 9)[None], ts.method)[0][0]
     return {c.name: float(res[c.level]) for c in item.columns}
 
 
-def _copies(item: Item, kind: str, copies: int, rng, batch: int = 200_000) -> np.ndarray:
-    """``copies x slots``: the kind's per-unit aggregate on fresh copies of the full set, asked
-    many copies at a time (the slots of a batch are the full set repeated: the same answers in
-    distribution, since no kind's underlying answer depends on the other units' answers)."""
-    n = len(item.q.ref)
-    per = max(1, batch // n)
-    out = []
+def _copies(item: Item, kind: str, copies: int, rng, batch: int = 200_000) -> tuple[np.ndarray, np.ndarray]:
+    """(answered, given), each ``copies x slots``: the kind's per-unit aggregate on fresh copies
+    of the full set, of the answers it would have given and of its valid answers (NaN: none).
+    Asked many copies at a time (the slots of a batch are the full set repeated: the same answers
+    in distribution, since no kind's underlying answer depends on the other units' answers); a
+    kind that abstains one copy at a time (it abstains on the worst units of each copy, where a
+    batch would pool a unit's copies)."""
+    n, how = len(item.q.ref), "mean" if item.q.likert else "mode"
+    per = 1 if KINDS[kind].abstains else max(1, batch // n)
+    answered, given = [], []
     for start in range(0, copies, per):
         c = min(per, copies - start)
-        a = KINDS[kind].draw(item.q, np.tile(np.arange(n), c), rng).underlying
-        out.append(aggregate_samples(a, "mean" if item.q.likert else "mode").reshape(c, n))
-    return np.concatenate(out)
+        a = KINDS[kind].draw(item.q, np.tile(np.arange(n), c), rng)
+        answered.append(aggregate_samples(a.underlying, how).reshape(c, n))
+        given.append(aggregate_samples(a.samples, how).reshape(c, n) if KINDS[kind].abstains else answered[-1])
+    return np.concatenate(answered), np.concatenate(given)
 
 
-def _system_means(item: Item, kind: str, copies: int, rng) -> np.ndarray:
-    """The systems' expected mean answers (the system level's limit), over ``copies`` fresh copies."""
+def _system_means(item: Item, kind: str, copies: int, rng, method: str) -> tuple[np.ndarray, np.ndarray]:
+    """(answered, scored): the systems' expected mean answers (the system level's limit) over
+    ``copies`` fresh copies; scored: each system's invalid answers completed as the verdicts do
+    (stats.completion.system_completion on the copies stacked: the population's system means)."""
     systems = item.cells[:, 1]
-    return np.bincount(systems, _copies(item, kind, copies, rng).mean(axis=0)) / np.bincount(systems)
+    answered, given = _copies(item, kind, copies, rng)
+    means = np.bincount(systems, answered.mean(axis=0)) / np.bincount(systems)
+    if not np.isnan(given).any():
+        return means, means
+    judge, human = _grid(item, _scored(item, given)), np.tile(_grid(item, item.q.ref[None, :]), (copies, 1))
+    done = system_completion(judge, _grid(item, np.isnan(given).astype(float)) == 1, human, item.q.values[0],
+                             item.q.values[-1], method)
+    return means, np.nanmean(np.where(np.isnan(human), np.nan, done), axis=0)
 
 
-def _accuracy_truth(item: Item, spec: DatasetSpec, copies: list[np.ndarray], ts: TableSettings) -> dict:
+def _accuracy_truth(item: Item, spec: DatasetSpec, copies: np.ndarray, ts: TableSettings) -> dict:
+    """The expected accuracy; a decision without a valid answer is wrong (the verdicts' rule)."""
     tie = spec.proto.tie_answer
-    scores = []
-    for a in copies:
-        pred = a[item.dec_slot]
-        c = correctness(pred, item.dec_gold, "drop")
-        scores.append(score_ties(c, pred, item.dec_gold, tie, ts.pairwise_ties) if tie is not None else c)
-    return {item.columns[0].name: float(np.nanmean(np.concatenate(scores)))}
+    pred = copies[:, item.dec_slot].ravel()
+    gold = np.tile(item.dec_gold, len(copies))
+    c = correctness(pred, gold, "wrong")
+    c = score_ties(c, pred, gold, tie, ts.pairwise_ties) if tie is not None else c
+    return {item.columns[0].name: float(np.nanmean(np.where(np.isnan(pred) & ~np.isnan(c), 0.0, c)))}
 
 
 TRUTH_ANSWERS = 100_000   # a true value is taken on at least this many answers
 SYSTEM_COPIES = 2_000     # ... a system-level one on the systems' mean answers over this many copies
 
 
+def _item_truths(pop: Population, item: Item, kind: str, n: int, system_copies: int, ts: TableSettings,
+                 rng) -> tuple[dict, dict]:
+    """(scored, answered) truths of one kind in one item's columns."""
+    answered, given = _copies(item, kind, n, rng)
+    if item.q.likert:
+        sys_answered, sys_scored = _system_means(item, kind, system_copies, rng, ts.method)
+        out = _likert_truth(item, given, ts, sys_scored), _likert_truth(item, answered, ts, sys_answered)
+        if KINDS[kind].uninformative:
+            out = tuple({c: v if np.isnan(v) else 0.0 for c, v in t.items()} for t in out)
+        return out
+    return _accuracy_truth(item, pop.spec, given, ts), _accuracy_truth(item, pop.spec, answered, ts)
+
+
 def truths(pop: Population, ts: TableSettings, copies: int = 20, seed: int = 0, min_answers: int = TRUTH_ANSWERS,
-           system_copies: int = SYSTEM_COPIES) -> dict[tuple[str, str], float]:
-    """{(kind, column): true value}: the column's statistic on copies of the full set (at least
-    ``copies``, and at least ``min_answers`` answers; the system level: the systems' mean answers
-    over ``system_copies``), each with the kind's fresh answers (its per-unit aggregate, abstentions
-    answered). An uninformative kind's correlation is 0 by definition (its expected answers are the
-    same for every unit), undefined where its answers never vary."""
+           system_copies: int = SYSTEM_COPIES) -> tuple[dict[tuple[str, str], float], dict[tuple[str, str], float]]:
+    """(scored, answered), each {(kind, column): true value}: the column's statistic on copies of
+    the full set (at least ``copies``, and at least ``min_answers`` answers; the system level: the
+    systems' mean answers over ``system_copies``), each with the kind's fresh answers (its per-unit
+    aggregate). ``scored``: the verdicts' estimand, a unit without a valid answer scored by their
+    rule (a score's worst answer, the system level's completion, a wrong label); ``answered``: the
+    answers an abstaining kind would have given (the same for every other kind). An uninformative
+    kind's correlation is 0 by definition (its expected answers are the same for every unit),
+    undefined where its answers never vary."""
     rng = np.random.default_rng(seed)
-    out = {}
+    scored, answered = {}, {}
     for item in pop.items:
         n = max(copies, -(-min_answers // len(item.q.ref)))
         for k in pop.kinds:
-            runs = _copies(item, k, n, rng)
-            t = (_likert_truth(item, runs, ts, _system_means(item, k, system_copies, rng)) if item.q.likert
-                 else _accuracy_truth(item, pop.spec, runs, ts))
-            if item.q.likert and KINDS[k].uninformative:
-                t = {c: v if np.isnan(v) else 0.0 for c, v in t.items()}
-            out.update({(k, c): v for c, v in t.items()})
-    return out
+            s, a = _item_truths(pop, item, k, n, system_copies, ts, rng)
+            scored.update({(k, c): v for c, v in s.items()})
+            answered.update({(k, c): v for c, v in a.items()})
+    return scored, answered
 
 
 # ----------------------------------------------------------------------------- one draw's verdicts
 
-def _labels(item: Item, a: np.ndarray, data: pd.DataFrame, per_item: bool) -> list:
-    """One sample's answers as the judge table's label column (Pyramid: a list per unit, None
-    for a unit it did not answer)."""
-    if not per_item:
-        return list(a)
-    n = data[item.gold].map(len).to_numpy()
-    parts = np.split(a, np.cumsum(n)[:-1])
-    return [None if len(p) and np.isnan(p).all() else [None if np.isnan(v) else bool(v) for v in p]
-            for p in parts]
-
-
-def judge_frames(pop: Population, draw: Draw, given: dict[str, list[Answers]]) -> dict[tuple[str, str], pd.DataFrame]:
-    """{(row, variant): judge table} in the judge stage's contract (unit_id, sample, status, labels)."""
-    spec, ids, out = pop.spec, draw.data["unit_id"].to_numpy(), {}
-    label = (lambda i: i.gold) if spec.proto.per_dimension else (lambda i: spec.label_columns[0])
-    for row, per_item in given.items():
-        for variant in dict.fromkeys(i.variant for i in pop.items):
-            mine = [(i, a.samples) for i, a in zip(pop.items, per_item) if i.variant == variant]
-            parts = [pd.DataFrame({"unit_id": ids, "sample": s, "status": "ok",
-                                   **{label(i): _labels(i, a[:, s], draw.data, spec.proto.per_item) for i, a in mine}})
-                     for s in range(mine[0][1].shape[1])]
-            out[(row, variant)] = pd.concat(parts, ignore_index=True)
-    return out
-
-
-def focus_columns(pop: Population, draw_no: int) -> tuple[tuple[str, ...], set[str]]:
-    """(the Likert dimension this draw measures, the columns whose values and ranks it measures):
-    the dimensions take turns (draw k: dimension k mod D); an accuracy dataset's every column."""
+def measured(pop: Population, draw_no: int) -> set[int]:
+    """The items whose values, intervals and ranks draw ``draw_no`` measures: a Likert dataset's
+    dimensions take turns (draw k: dimension k mod D); an accuracy dataset's every question."""
     if not pop.spec.proto.per_dimension:
-        return (), {c.name for i in pop.items for c in i.columns}
-    item = pop.items[draw_no % len(pop.items)]
-    return (item.gold,), {c.name for c in item.columns}
+        return set(range(len(pop.items)))
+    return {draw_no % len(pop.items)}
 
 
 def run_draw(pop: Population, ts: TableSettings, board, draw_no: int, seed=0,
@@ -275,11 +286,12 @@ def run_draw(pop: Population, ts: TableSettings, board, draw_no: int, seed=0,
     ``seed``: an int or a tuple of ints; the draw's generator is seeded by it and ``draw_no``."""
     rng = np.random.default_rng([*np.atleast_1d(seed).tolist(), draw_no])
     draw = resample(pop, rng)
-    frames = judge_frames(pop, draw, answers(pop, draw, pop.kinds, rng))
-    runs = {key: adapter.judge_run(pop.spec, key[0], key[1], f) for key, f in frames.items()}
-    dims, focus = focus_columns(pop, draw_no)
-    facts = adapter.column_facts(pop.spec, draw.data, runs, ts, board, dims)
-    cells, pairs = adapter.verdicts(facts, board, ts.correction, set(ranked) & set(pop.kinds), focus)
+    given = answers(pop, draw, pop.kinds, rng)
+    inputs = [adapter.verdict_input(pop.spec, draw.data, i.q.name if i.q.likert else i.columns[0], ts)
+              for i in pop.items]
+    per_input = [{k: given[k][n].samples for k in pop.kinds} for n in range(len(pop.items))]
+    cells, pairs = adapter.verdicts(inputs, per_input, measured(pop, draw_no), set(ranked) & set(pop.kinds), ts,
+                                    board)
     for c in cells + pairs:
         c["draw"] = draw_no
     return cells, pairs

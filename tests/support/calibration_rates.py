@@ -1,7 +1,8 @@
 """How often each verdict is wrong, from the calibration run's draws (docs/statistics.md,
 "Calibration of the verdicts"). Inputs: the cells and significant pairs of
 :func:`support.calibration.run_draw` (with a ``dataset`` column) and the true values of
-:func:`support.calibration.truths` ({(dataset, kind, column): value})."""
+:func:`support.calibration.truths` ({(dataset, kind, column): value}: the verdicts' estimand, and
+for ``above`` the answered truth, what an abstaining judge would have scored had it answered)."""
 from __future__ import annotations
 
 import numpy as np
@@ -19,26 +20,32 @@ def _with_truth(cells: pd.DataFrame, truth: dict) -> pd.DataFrame:
 
 
 def alt_rates(cells: pd.DataFrame) -> pd.DataFrame:
-    """Per dataset and kind: the share of (draw, tested column) where the alt-test passes
-    (a greyed row does not pass)."""
+    """Per dataset and kind: the share of (draw, tested column) where the alt-test passes (a
+    greyed row does not pass; nor does "uninformative": the test passes, and so does its null
+    control), and the share read "uninformative"."""
     c = cells[cells["alt_passed"].notna()]
-    g = c.assign(p=c["alt_passed"].astype(float)).groupby(["dataset", "row"])["p"]
-    return g.agg(rate="mean", n="size").reset_index().rename(columns={"row": "kind"})
+    c = c.assign(p=c["alt_passed"].astype(float), u=(c["alt_result"] == "uninformative").astype(float))
+    g = c.groupby(["dataset", "row"])
+    out = g.agg(rate=("p", "mean"), uninformative=("u", "mean"), n=("p", "size"))
+    return out.reset_index().rename(columns={"row": "kind"})
 
 
-def interval_rates(cells: pd.DataFrame, truth: dict) -> pd.DataFrame:
-    """Per dataset, level and kind: value outside its own interval; interval covering the truth;
-    interval entirely above the truth (the value overstated); mean value minus truth."""
+def interval_rates(cells: pd.DataFrame, truth: dict, answered: dict | None = None) -> pd.DataFrame:
+    """Per dataset, level and kind: value outside its own interval; interval widened to reach
+    its value (``extended``); interval covering the truth; interval entirely above the answered
+    truth (``above``: abstaining paid; ``answered`` defaults to ``truth``); mean value minus truth."""
     c = _with_truth(cells[cells["focus"]], truth)
+    c = c.assign(answered=_with_truth(c, answered or truth)["truth"])
     c = c[np.isfinite(c["value"]) & np.isfinite(c["ci_low"]) & np.isfinite(c["ci_high"])]
     tol = 1e-9
     c = c.assign(outside=(c["value"] < c["ci_low"] - tol) | (c["value"] > c["ci_high"] + tol),
                  covered=(c["ci_low"] - tol <= c["truth"]) & (c["truth"] <= c["ci_high"] + tol),
-                 above=c["ci_low"] - tol > c["truth"], bias=c["value"] - c["truth"])
+                 above=c["ci_low"] - tol > c["answered"], bias=c["value"] - c["truth"],
+                 extended=c["extended"].astype(bool) if "extended" in c else False)
     c = c[np.isfinite(c["truth"])]
     g = c.groupby(["dataset", "level", "row"])
-    out = g.agg(outside=("outside", "mean"), coverage=("covered", "mean"), above=("above", "mean"),
-                bias=("bias", "mean"), n=("outside", "size"))
+    out = g.agg(outside=("outside", "mean"), extended=("extended", "mean"), coverage=("covered", "mean"),
+                above=("above", "mean"), bias=("bias", "mean"), n=("outside", "size"))
     return out.reset_index().rename(columns={"row": "kind"})
 
 

@@ -6,7 +6,8 @@ A :class:`Question` is what one judge answer slot is compared with: a Likert dim
 per summary) or an accuracy question (one slot per unit; per SCU for a Pyramid dataset). Every kind
 answers the slots ``idx`` (indices into the question's slots, repeats allowed: a resampled
 dataset) and returns :class:`Answers`: ``slots x samples`` answers (NaN: no valid answer) and the
-``underlying`` answers it would have given had it never abstained (the truth is computed on those).
+``underlying`` answers it would have given had it never abstained (the answered truth is computed
+on those; the verdicts' estimand scores the abstentions by their rule).
 """
 from __future__ import annotations
 
@@ -62,6 +63,7 @@ class Kind:
     uninformative: bool = False   # carries no information about the units: the alt-test must not pass it
     pairwise_only: bool = False
     needs_model: bool = False
+    abstains: bool = False        # gives no valid answer on some units, chosen from the answers it would give
     doc: str = ""
     tags: tuple[str, ...] = field(default=())
 
@@ -165,7 +167,7 @@ KINDS: dict[str, Kind] = {k.name: k for k in [
     Kind("mostly_first", _plain(_first, share=MOSTLY_FIRST), True, pairwise_only=True,
          doc=f"the first summary {MOSTLY_FIRST:.0%}, else another answer at random"),
     Kind("longer", _plain(_longer), doc="answers rising with length (pairwise: the longer summary)"),
-    Kind("invalid", _invalid, doc=f"noise_mid, abstaining on the {INVALID_SHARE:.1%} of units it gets most wrong"),
+    Kind("invalid", _invalid, abstains=True, doc=f"noise_mid, abstaining on the {INVALID_SHARE:.1%} of units it gets most wrong"),
     Kind("repeats", _repeats, doc=f"{SAMPLES} samples, each reference + N(0, ({PER_SAMPLE[0]:g} x range)^2) "
                                   f"rounded / {PER_SAMPLE[1]:.2f} relabelled"),
 ]}
