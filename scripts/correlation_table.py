@@ -11,7 +11,7 @@ from sumjudge.tables import build  # noqa: E402
 from sumjudge.tables.settings import TableSettings  # noqa: E402
 
 log = _log.setup(snakemake)
-settings = TableSettings.from_dict(snakemake.params.settings)
+settings = TableSettings.from_params(snakemake.params.settings)
 table = snakemake.wildcards.table
 specs = datasets.registry(snakemake.config)  # the built-in datasets and custom_datasets
 df = build.correlation_table(table, snakemake.input.data, list(snakemake.input.metrics),

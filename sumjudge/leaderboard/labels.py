@@ -38,7 +38,7 @@ def _row(inp: LabelInput, samples: np.ndarray, ts: TableSettings, board: Leaderb
     value = float(np.nanmean(c)) if np.isfinite(c).any() else np.nan
     n_valid, n_units = int((~np.isnan(agg)).sum()), int(agg.size)
     humans = inp.annotators if inp.annotators is not None else inp.reference
-    gate = near_constant(samples, humans, board.near_constant, board.near_constant_ratio, inp.reference)
+    gate = near_constant(samples, humans, ts.near_constant, board.near_constant_ratio, inp.reference)
     parse = parse_gate(n_valid, n_units, board.parse_gate)
     why = reasons(gate, parse)
     cell = {"value": value, "n": int((~np.isnan(c)).sum()), **interval(value, plan.mean(c, codes), ts.confidence),
