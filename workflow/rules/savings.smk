@@ -7,7 +7,10 @@ from sumjudge.savings.settings import SavingsSettings
 
 SAVINGS_DIR = f"{RESULTS}/savings"
 _SV_DATASETS = ALL_DATASETS
-SAVINGS_SETTINGS = SavingsSettings.from_config(config)
+try:
+    SAVINGS_SETTINGS = SavingsSettings.from_config(config)
+except UserError as err:  # savings.summary_n not among savings.n_labelled
+    config_stop(err)
 SAVINGS_FIGURES = {ext: [f"{SAVINGS_DIR}/{d}.{ext}" for d in _SV_DATASETS] for ext in ("svg", "png")}
 SAVINGS_OUTPUTS = [f"{SAVINGS_DIR}/{f}" for f in ("ledger.csv", "summary.csv", "savings.tex", "savings.html")] \
     + SAVINGS_FIGURES["svg"] + SAVINGS_FIGURES["png"] if JUDGE_RUN else []
@@ -31,11 +34,11 @@ rule savings:
         pngs=SAVINGS_FIGURES["png"],
     log:
         "logs/savings/savings.log",
+    # plain values, whose repr Snakemake compares: a changed setting rebuilds the ledger (docs/sharing.md);
+    # the script takes each dataset's spec from the registry (custom_datasets: snakemake.config)
     params:
         datasets=_SV_DATASETS,
-        specs={d: DATASET_SPECS[d] for d in _SV_DATASETS},
-        # plain values, which Snakemake compares: a changed setting rebuilds the ledger
-        settings=SAVINGS_SETTINGS.as_dict(),
+        settings=SAVINGS_SETTINGS.to_params(),
         pairwise_labels=TABLE_SETTINGS["pairwise_labels"],
         repeats=TABLE_SETTINGS["repeats"],
     conda:
