@@ -7,16 +7,20 @@ from pathlib import Path
 sys.path[:0] = [snakemake.scriptdir, os.path.dirname(snakemake.scriptdir)]  # _log, sumjudge
 import _log  # noqa: E402
 
+from sumjudge.datasets import registry  # noqa: E402
 from sumjudge.io import write_text  # noqa: E402
 from sumjudge.leaderboard.build import build  # noqa: E402
 from sumjudge.leaderboard.render import frontier, latex, page  # noqa: E402
 from sumjudge.leaderboard.settings import LeaderboardSettings  # noqa: E402
+from sumjudge.leaderboard.summary import JudgePricing  # noqa: E402
 from sumjudge.tables.settings import TableSettings  # noqa: E402
 
 log = _log.setup(snakemake)
 p = snakemake.params
+known = registry(snakemake.config)  # the built-in datasets and custom_datasets
 out = build(list(snakemake.input.tables), dict(zip(p.datasets, snakemake.input.data)), list(snakemake.input.judges),
-            p.specs, TableSettings.from_dict(p.tables), LeaderboardSettings.from_dict(p.board), p.pricing)
+            {d: known[d] for d in p.datasets}, TableSettings.from_params(p.tables),
+            LeaderboardSettings.from_params(p.board), {j: JudgePricing.from_params(v) for j, v in p.pricing.items()})
 o = snakemake.output
 Path(o.csv).parent.mkdir(parents=True, exist_ok=True)
 out["cells"].to_csv(o.csv, index=False)
