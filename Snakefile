@@ -18,8 +18,8 @@ include: "workflow/rules/data.smk"
 include: "workflow/rules/metrics.smk"
 include: "workflow/rules/judge.smk"
 include: "workflow/rules/jury.smk"
+include: "workflow/rules/savings.smk"  # before the tables stage: the leaderboard reads its ledger
 include: "workflow/rules/tables.smk"
-include: "workflow/rules/savings.smk"
 # after every stage, as they read every rule: each rule's need before any job, and its code digest
 include: "workflow/rules/preflight.smk"
 include: "workflow/rules/code.smk"

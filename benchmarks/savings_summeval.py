@@ -4,9 +4,11 @@ Two score files are written and imported as judges (sumjudge.judge.imported, as 
 ``judges: {<name>: {scores: <file>}}`` would be): ``near_copy``, the reference (the experts'
 mean) plus N(0, 0.25) noise, and ``noisy``, the reference plus N(0, 1.5) noise rounded to the
 1-5 scale; each expert is held out against the mean of the other two (the annotator-equivalents).
-Then :func:`sumjudge.savings.build.build` runs with config.yaml's ``savings`` settings and prints
-its time, the coverage of both intervals by dimension, every cell outside [0.93, 0.97] at n >= 25
-and why (the share of draws whose labelled human scores were all equal), and the labels saved.
+Then :func:`sumjudge.savings.build.build` runs with config.yaml's ``savings`` settings, once per
+``savings.interval`` option (``--intervals``), and prints each one's time and the coverage of both
+intervals (humans only, PPI++) by dimension, estimand and n, with the cells under 0.93 and over 0.97
+and the mean widths; for the first option, every cell outside [0.93, 0.97] at n >= 25 (with the
+share of draws whose labelled human scores were all equal) and the labels saved.
 
     PYTHONPATH=$PWD .venv/bin/python benchmarks/savings_summeval.py --mirror ../shared/data
 
@@ -18,6 +20,7 @@ import argparse
 import os
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +30,7 @@ import yaml
 from sumjudge.datasets import BUILTIN
 from sumjudge.judge.imported import import_scores
 from sumjudge.savings.build import build
+from sumjudge.savings.ppi import INTERVALS
 from sumjudge.savings.settings import SavingsSettings
 from sumjudge.savings.summary import summary
 
@@ -62,22 +66,44 @@ def judge_tables(data: pd.DataFrame, root: Path, seed: int) -> list[str]:
     return paths
 
 
-def report(ledger: pd.DataFrame, s: SavingsSettings) -> None:
-    pd.set_option("display.width", 200)
-    pd.set_option("display.max_rows", 400)
+def coverage(ledger: pd.DataFrame) -> pd.DataFrame:
+    """Per dimension, estimand and n: mean and least coverage of both intervals, the cells under
+    0.93 and over 0.97 of each, and the mean widths."""
+    g = ledger.groupby(["dimension", "estimand", "n_labelled"])
+    out = {}
+    for iv, col in (("cl", "coverage_classical"), ("ppi", "coverage_ppi")):
+        out[f"{iv}_mean"], out[f"{iv}_min"] = g[col].mean(), g[col].min()
+        out[f"{iv}_under"] = g[col].agg(lambda c: int((c < 0.93).sum()))
+        out[f"{iv}_over"] = g[col].agg(lambda c: int((c > 0.97).sum()))
+    out["cells"] = g.size()
+    out["width_cl"], out["width_ppi"] = g["width_classical"].mean(), g["width_ppi"].mean()
+    return pd.DataFrame(out)
+
+
+def outside(ledger: pd.DataFrame) -> pd.DataFrame:
+    """The cells at n >= 25 whose coverage (either interval) is outside [0.93, 0.97]."""
     at = ledger[ledger["n_labelled"] >= 25]
-    cov = at.groupby(["dimension", "estimand", "n_labelled"])[["coverage_classical", "coverage_ppi"]]
-    print("\ncoverage at n >= 25 (mean, min over rows x targets):")
-    print(pd.concat([cov.mean().add_suffix("_mean"), cov.min().add_suffix("_min")], axis=1).round(3).to_string())
-    out = at[(at[["coverage_classical", "coverage_ppi"]] < 0.93).any(axis=1)
-             | (at[["coverage_classical", "coverage_ppi"]] > 0.97).any(axis=1)]
-    print(f"\n{len(out)} of {len(at)} cells at n >= 25 have a coverage outside [0.93, 0.97]; by dimension:")
-    print(out.groupby(["dimension", "estimand"]).size().to_string())
-    sys = out[out["estimand"] == "system"].drop_duplicates(["dimension", "target", "n_labelled"])
-    cols = ["dimension", "target", "n_labelled", "truth", "sd_human", "constant_share", "coverage_classical",
-            "coverage_ppi"]
-    print("\nsystem cells outside it (first row each), with the share of draws whose labelled scores were equal:")
-    print(sys[cols].sort_values(["dimension", "coverage_classical"]).round(3).to_string(index=False))
+    c = at[["coverage_classical", "coverage_ppi"]]
+    return at[((c < 0.93) | (c > 0.97)).any(axis=1)]
+
+
+def report(ledgers: dict[str, pd.DataFrame], s: SavingsSettings) -> None:
+    pd.set_option("display.width", 220)
+    pd.set_option("display.max_rows", 400)
+    for interval, ledger in ledgers.items():
+        at = ledger[ledger["n_labelled"] >= 25]
+        c = at[["coverage_classical", "coverage_ppi"]]
+        print(f"\n== interval {interval}: coverage by dimension, estimand and n (cl: humans only; ppi: PPI++; "
+              f"under < 0.93, over > 0.97; {len(at)} cells at n >= 25: {int((c < 0.93).sum().sum())} under, "
+              f"{int((c > 0.97).sum().sum())} over, of {c.size} cell x interval)")
+        print(coverage(ledger).round(3).to_string())
+    interval, ledger = next(iter(ledgers.items()))
+    out = outside(ledger)
+    cols = ["dimension", "estimand", "target", "row", "n_labelled", "truth", "sd_human", "constant_share",
+            "coverage_classical", "coverage_ppi", "width_classical", "width_ppi"]
+    print(f"\n{interval}: the {len(out)} cells at n >= 25 outside [0.93, 0.97], with the share of draws whose "
+          "labelled human values were all equal:")
+    print(out[cols].sort_values(["dimension", "estimand", "truth"]).round(3).to_string(index=False))
     print("\nlabels saved per 100 (median over systems x dimensions) and mean coverage, per row and n:")
     for n in s.n_labelled:
         per = summary(ledger, n, s.lambda_floor)
@@ -92,26 +118,32 @@ def main() -> None:
     ap.add_argument("--data", default=None, help="or read a prepared results/data/summeval.parquet")
     ap.add_argument("--resamples", type=int, default=None, help="draws per n (default: config.yaml's)")
     ap.add_argument("--seed", type=int, default=36)
-    ap.add_argument("--ledger", default=None, help="also write the ledger to this CSV")
+    ap.add_argument("--ledger", default=None, help="also write the ledger(s) to this CSV (the interval in its name)")
+    ap.add_argument("--intervals", default=",".join(INTERVALS),
+                    help=f"savings.interval options to measure, the first one detailed (default: {','.join(INTERVALS)})")
     args = ap.parse_args()
     cfg = yaml.safe_load(Path("config.yaml").read_text())
     s = SavingsSettings.from_config({"savings": {**cfg["savings"], **({"resamples": args.resamples}
                                                                        if args.resamples else {})}})
     data = prepared(args)
+    ledgers = {}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         paths = judge_tables(data, root, args.seed)
         (root / "data").mkdir()
         data.to_parquet(root / "data" / "summeval.parquet")
-        t0, c0 = time.perf_counter(), time.process_time()
-        out = build({"summeval": str(root / "data" / "summeval.parquet")}, paths, BUILTIN, s)
-        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    ledger = out["ledger"]
-    if args.ledger:
-        ledger.to_csv(args.ledger, index=False)
-    print(f"savings ledger, SummEval, 2 imported judges + 3 held-out experts, {s.resamples} draws x "
-          f"n {list(s.n_labelled)}: {wall:.1f} s wall, {cpu:.1f} s CPU ({len(ledger)} cells, {os.cpu_count()} cores)")
-    report(ledger, s)
+        for interval in args.intervals.split(","):
+            si = replace(s, interval=interval)
+            t0, c0 = time.perf_counter(), time.process_time()
+            ledger = build({"summeval": str(root / "data" / "summeval.parquet")}, paths, BUILTIN, si)["ledger"]
+            wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+            print(f"savings ledger, SummEval, 2 imported judges + 3 held-out experts, {s.resamples} draws x n "
+                  f"{list(s.n_labelled)}, interval {interval}: {wall:.1f} s wall, {cpu:.1f} s CPU "
+                  f"({len(ledger)} cells, {os.cpu_count()} cores)")
+            ledgers[interval] = ledger
+            if args.ledger:
+                ledger.to_csv(Path(args.ledger).with_suffix(f".{interval}.csv"), index=False)
+    report(ledgers, s)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from sumjudge import datasets  # noqa: E402
 from sumjudge.io import write_text  # noqa: E402
 from sumjudge.tables.build import judge_behaviour, write_csv  # noqa: E402
 from sumjudge.tables.raw_replies import replies_html  # noqa: E402
+from sumjudge.stats.gates import NearConstantGate  # noqa: E402
 from sumjudge.tables.settings import TableSettings  # noqa: E402
 from sumjudge.tables.behaviour import plot, summary  # noqa: E402
 
@@ -18,7 +19,7 @@ log = _log.setup(snakemake)
 settings = TableSettings.from_params(snakemake.params.settings)
 data = dict(zip(snakemake.params.datasets, snakemake.input.data))
 behaviour, replies = judge_behaviour(list(snakemake.input.judges), data, settings,
-                                     datasets.registry(snakemake.config))
+                                     datasets.registry(snakemake.config), NearConstantGate.from_params(snakemake.params.gate))
 out = snakemake.output
 write_csv(behaviour, out.csv)
 plot(behaviour, out.svg)
@@ -27,5 +28,6 @@ write_text(replies_html(replies), out.replies_html)
 flagged = summary(behaviour)
 flagged = flagged[flagged["near_constant"].astype(bool)] if len(flagged) else flagged
 log.info("%d replies; near-constant: %s", len(replies),
-         ", ".join(f"{r.judge}/{r.dataset}/{r.variant}/{r.dimension} ({r.modal_share:.2f})"
+         ", ".join(f"{r.judge}/{r.dataset}/{r.variant}/{r.dimension} ({r.dispersion_measure} {r.dispersion:.3g}, "
+                   f"the humans' {r.human_dispersion:.3g})"
                    for r in flagged.itertuples()) or "none")

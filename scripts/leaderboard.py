@@ -9,18 +9,26 @@ import _log  # noqa: E402
 
 from sumjudge.datasets import registry  # noqa: E402
 from sumjudge.io import write_text  # noqa: E402
+from sumjudge.jury.summary import read_summaries  # noqa: E402
+from sumjudge.leaderboard.beside import savings_columns  # noqa: E402
 from sumjudge.leaderboard.build import build  # noqa: E402
 from sumjudge.leaderboard.render import frontier, latex, page  # noqa: E402
 from sumjudge.leaderboard.settings import LeaderboardSettings  # noqa: E402
 from sumjudge.leaderboard.summary import JudgePricing  # noqa: E402
+from sumjudge.savings import html_fragment, read_ledger  # noqa: E402
+from sumjudge.savings.settings import SavingsSettings  # noqa: E402
 from sumjudge.tables.settings import TableSettings  # noqa: E402
 
 log = _log.setup(snakemake)
 p = snakemake.params
 known = registry(snakemake.config)  # the built-in datasets and custom_datasets
+ledger = list(snakemake.input.savings)[:1]  # results/savings/ledger.csv where the savings stage ran
+savings = SavingsSettings.from_params(p.savings) if ledger else None
 out = build(list(snakemake.input.tables), dict(zip(p.datasets, snakemake.input.data)), list(snakemake.input.judges),
             {d: known[d] for d in p.datasets}, TableSettings.from_params(p.tables),
-            LeaderboardSettings.from_params(p.board), {j: JudgePricing.from_params(v) for j, v in p.pricing.items()})
+            LeaderboardSettings.from_params(p.board), {j: JudgePricing.from_params(v) for j, v in p.pricing.items()},
+            savings_columns(read_ledger(ledger[0]), savings.summary_n, savings.lambda_floor) if ledger else None,
+            read_summaries(list(snakemake.input.juries)))
 o = snakemake.output
 Path(o.csv).parent.mkdir(parents=True, exist_ok=True)
 out["cells"].to_csv(o.csv, index=False)
@@ -32,9 +40,11 @@ frontier(out["summary"], o.svg)
 frontier(out["summary"], o.png)
 svg = Path(o.svg).read_text()
 caveats = json.loads(Path(snakemake.input.manifest).read_text()).get("caveats", [])  # the run's own (a slice, ...)
-write_text(page(out["cells"], out["summary"], out["pairs"], svg[svg.find("<svg"):], caveats), o.html)
+fragment = html_fragment(Path(ledger[0]).parent, savings) if ledger else ""
+write_text(page(out["cells"], out["summary"], out["pairs"], svg[svg.find("<svg"):], caveats, fragment), o.html)
 for _, s in out["summary"].iterrows():
-    log.info("%s: alt-test %s, %s, mean rank %s, %s USD per 1000 units",
-             s["row"], s["alt_passes"], s["close_to_humans"], s.get("mean_rank"), s.get("usd_per_1k"))
+    log.info("%s: alt-test %s, %s, mean rank %s, %s USD per 1000 units%s",
+             s["row"], s["alt_passes"], s["close_to_humans"], s.get("mean_rank"), s.get("usd_per_1k"),
+             f"; human labels saved per 100: {s['labels_saved']}" if s.get("labels_saved") else "")
 for col, g in (out["pairs"].groupby("column") if len(out["pairs"]) else []):
     log.info("%s: %d of %d judge pairs separable at 5%%", col, int((g["p_one_sided_adjusted"] < 0.05).sum()), len(g))

@@ -2,21 +2,23 @@
 
 The convention (docs/extending.md, "A setting"), for :class:`~sumjudge.judge.spec.JudgeSettings`,
 :class:`~sumjudge.tables.settings.TableSettings`, :class:`~sumjudge.leaderboard.settings.LeaderboardSettings`,
-:class:`~sumjudge.savings.settings.SavingsSettings`, :class:`~sumjudge.leaderboard.summary.JudgePricing`
-(and the classes nested in them):
+:class:`~sumjudge.savings.settings.SavingsSettings`, :class:`~sumjudge.leaderboard.summary.JudgePricing`,
+:class:`~sumjudge.stats.gates.NearConstantGate` (and the classes nested in them):
 
 - **defaults** are the dataclass fields' own; config.yaml writes the same values
   (tests/test_settings.py holds them equal);
 - **types, choices and bounds** are the schema's (workflow/schemas/config.schema.yaml), the
-  one place; a choice the code acts on is filled in from the code (each module's
-  ``SCHEMA_ENUMS``, :func:`sumjudge.config.schema_enums`). The config is validated once,
+  one place; a choice the code acts on is filled in from the code (a ``$defs`` entry's
+  ``enum_from``, :func:`sumjudge.config.load_schema`). The config is validated once,
   where it enters (the workflow's common.smk, :func:`sumjudge.config.load`);
 - ``from_config(config)`` builds the settings of a validated config (a block it leaves out
   keeps the defaults); ``__post_init__`` (or the judge's ``_filled``) holds only the rules
   across fields;
 - ``to_params()`` gives plain values (str, numbers, bools, None, lists, tuples and dicts of
   those), what a rule passes as a param, since Snakemake reruns a job whose params' ``repr``
-  changes (docs/sharing.md); ``from_params(params)`` gives the settings back in the job.
+  changes (docs/sharing.md); ``from_params(params)`` gives the settings back in the job;
+- a value derived from two blocks has no defaults of its own: the near-constant gate is
+  :meth:`~sumjudge.leaderboard.settings.LeaderboardSettings.gate` of the tables' settings.
 
 :class:`RunSettings` holds what more than one stage reads of a run: the workflow builds it once
 (workflow/rules/common.smk) and hands it to the preflight, the caveats, the manifest and the

@@ -183,3 +183,24 @@ def test_every_link_to_a_heading_finds_it():
             if file.exists() and anchor not in anchors(file.read_text()):
                 broken.append(f"{doc.relative_to(REPO)} -> {target}")
     assert not broken, "links to headings that do not exist:\n" + "\n".join(broken)
+
+
+# ------------------------------------------------------------------ docs/judge.md's contents (issue 35)
+
+def headings(text: str) -> list[tuple[int, str]]:
+    """(level, title) of every ##-#### heading outside fenced code, in order."""
+    body = FENCE.sub("", text)
+    return [(len(h), t.strip()) for h, t in re.findall(r"(?m)^(#{2,4}) (.+)$", body)]
+
+
+def anchor(title: str) -> str:
+    """GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens."""
+    return re.sub(r"[^\w\- ]", "", title.lower()).replace(" ", "-")
+
+
+def test_judge_md_contents_list_every_heading_in_order():
+    text = (REPO / "docs/judge.md").read_text()
+    toc = text.split("**Contents**", 1)[1].split("\n\n", 2)[1]
+    listed = re.findall(r"(?m)^( *)- \[([^\]]+)\]\(#([^)]+)\)$", toc)
+    assert [((len(i) // 2) + 2, t, a) for i, t, a in listed] == [(lv, t, anchor(t)) for lv, t in headings(text)]
+    assert anchor("Outputs (contract for the tables stage)") == "outputs-contract-for-the-tables-stage"

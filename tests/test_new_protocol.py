@@ -107,7 +107,7 @@ def stages(toy):
                                                    progress=False)
     run = JudgeRun("fake", "mine", "base", "results/judge/fake/mine/base.parquet", out["table"], spec=spec)
     out["accuracy"] = accuracy_table(data, judge_rows([run], spec), spec, TableSettings(bootstrap_resamples=20))
-    out["behaviour"] = behaviour_table([run], {"mine": data}, 0.8)
+    out["behaviour"] = behaviour_table([run], {"mine": data})
     return out
 
 

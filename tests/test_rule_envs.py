@@ -25,6 +25,9 @@ NEVER_CALLED = {
                              "file facts only; the server is started by judge jobs (envs/judge.yaml)",
     ("savings", "llama_cpp"): "sumjudge.judge.embedded.llama_server, reached through tables.inputs -> judge.cache: "
                               "the savings stage reads judge tables only; the server is started by judge jobs",
+    ("tables", "ppi_py"): "sumjudge.savings.library (PPI++ through ppi-python), reached through sumjudge.savings -> "
+                          "ledger: the leaderboard reads the savings ledger (summary_columns, html_fragment) and "
+                          "computes no interval; rule savings, which does, has envs/savings.yaml",
 }
 
 

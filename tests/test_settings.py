@@ -19,6 +19,7 @@ from sumjudge.leaderboard.settings import AltTestSettings, LeaderboardSettings
 from sumjudge.leaderboard.summary import JudgePricing
 from sumjudge.savings.settings import SavingsConfigError, SavingsSettings
 from sumjudge.settings import RunSettings
+from sumjudge.stats.gates import NearConstantGate
 from sumjudge.tables.settings import TableSettings
 from support.harness import REPO
 
@@ -75,6 +76,7 @@ SETTINGS = [
     LeaderboardSettings(), LeaderboardSettings.from_config({"leaderboard": {"alt_test": {"epsilon": {"mine": 0.3}}}}),
     SavingsSettings(), SavingsSettings.from_config({"savings": {"n_labelled": [5, 9], "summary_n": 9}}),
     judge_spec("remote", REMOTE), judge_spec("local", EMBEDDED), JudgePricing(True, 3.6), JudgePricing(False),
+    LeaderboardSettings().gate(TableSettings()), SavingsSettings(interval="t", prior_documents=0.5),
 ]
 
 
@@ -116,7 +118,8 @@ def test_the_schema_holds_every_choice_filled_from_the_code():
     (("leaderboard", "alt_test", "likert_score"), "kendall", "allowed values: 'neg_rmse', 'rank'"),
     (("leaderboard", "parse_gate"), 0, "0 is less than or equal to the minimum of 0"),
     (("savings", "n_labelled"), [2], "2 is less than the minimum of 3"),
-    (("savings", "interval"), "wald", "allowed values: 't', 'normal'"),
+    (("savings", "interval"), "wald", "allowed values: 'pooled', 't', 'normal'"),
+    (("savings", "prior_documents"), -1, "-1 is less than the minimum of 0"),
     (("judges", "qwen-1.5b", "mode"), "turbo", "allowed values: 'live', 'batch'"),
     (("judges", "qwen-1.5b", "samples"), 0, "0 is less than the minimum of 1"),
     (("judges", "qwen-1.5b", "embedded"), "llama", "allowed values: 'qwen2.5-coder-0.5b-instruct'"),
@@ -128,6 +131,18 @@ def test_the_schema_names_a_bad_value_and_its_key(key, bad, words):
     with pytest.raises(ConfigError) as err:
         validate(config, SCHEMA)
     assert words in str(err.value) and f"config key '{'.'.join(key)}" in str(err.value), str(err.value)
+
+
+def test_the_near_constant_gate_has_one_home_per_key():
+    """The gate the leaderboard greys and the tables flag with: its threshold is tables.near_constant
+    (TableSettings, the one field), its ratios the leaderboard block's; it has no defaults of its own."""
+    gate = LeaderboardSettings.from_config(CONFIG).gate(TableSettings.from_config(CONFIG))
+    assert gate == NearConstantGate(CONFIG["tables"]["near_constant"], CONFIG["leaderboard"]["near_constant_ratio"],
+                                    CONFIG["leaderboard"]["near_constant_sd_ratio"])
+    assert "near_constant" not in {f.name for f in dataclasses.fields(LeaderboardSettings)}
+    assert all(f.default is dataclasses.MISSING for f in dataclasses.fields(NearConstantGate))
+    changed = TableSettings.from_config({"tables": {"near_constant": 0.9}})
+    assert LeaderboardSettings().gate(changed).threshold == 0.9
 
 
 def test_post_init_holds_only_rules_across_fields():

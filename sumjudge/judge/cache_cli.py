@@ -1,6 +1,8 @@
 """``python -m sumjudge.judge.cache stats|verify|prune|export``: look after a response cache.
 
-    stats                 entries per model and judge, tokens, cost, how they were obtained
+    stats                 entries per model, judge and kind (a reply, a reply with logprobs, or the
+                          labels of a logprobs reply kept under the request without logprobs:
+                          no request of its own), tokens, cost, how they were obtained
     verify                check every entry (exit 1 naming each bad one)
     prune [--yes]         remove entries no judge table under results/judge/ refers to
                           (dry run unless --yes)
@@ -68,7 +70,25 @@ def _judge_settings(configfile: str | Path) -> dict[str, JudgeSettings]:
     return out
 
 
+# what an entry is (stats' ``kind``): a judge asking for logprobs (a weighted score) has, per unit, the
+# reply to its request and, under the same request without logprobs (where the labels are read), a copy
+# of that reply's labels: two entries, one request (sumjudge.judge.run.label_entries)
+REPLY, LOGPROBS, LABEL_COPY = "reply", "logprobs", "label copy"
+KINDS = {REPLY: "replies to requests without logprobs",
+         LOGPROBS: "replies to requests with logprobs (the weighted score's)",
+         LABEL_COPY: "labels of a logprobs reply, kept under the request without logprobs (no request, no "
+                     "tokens: turning top_logprobs off later costs nothing)"}
+
+
+def entry_kind(entry: dict[str, Any]) -> str:
+    if entry.get("answered_with"):
+        return LABEL_COPY
+    return LOGPROBS if ((entry.get("request") or {}).get("params") or {}).get("logprobs") else REPLY
+
+
 def stats(cache_dir: str, results: str, configfile: str) -> list[dict[str, Any]]:
+    """One row per model, judge, how obtained (``via``) and kind (:func:`entry_kind`): entries,
+    tokens and cost (a label copy's are its reply's, counted there)."""
     owner: dict[str, str] = {}
     for name, keys in table_keys(results).items():
         for k in keys:
@@ -78,16 +98,20 @@ def stats(cache_dir: str, results: str, configfile: str) -> list[dict[str, Any]]
     for path in ResponseCache(cache_dir).files():
         entry, why = read_entry(path)
         if entry is None:
-            model, judge, via = "(bad entry)", "-", why.split(" (")[0]
+            model, judge, via, kind = "(bad entry)", "-", why.split(" (")[0], "-"
             usage: dict = {}
         else:
             model = (entry.get("request") or {}).get("params", {}).get("model") or entry.get("model") or "?"
             judge = owner.get(entry["key"], "(no table)")
             via = entry.get("via") or ("migrated" if entry.get("migrated_from") else "request")
+            kind = entry_kind(entry)
             usage = entry.get("usage") or {}
-        row = rows.setdefault((model, judge, via), {"model": model, "judge": judge, "via": via, "entries": 0,
-                                                    "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0})
+        row = rows.setdefault((model, judge, via, kind),
+                              {"model": model, "judge": judge, "via": via, "kind": kind, "entries": 0,
+                               "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0})
         row["entries"] += 1
+        if kind == LABEL_COPY:
+            continue
         pt, ct = int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
         row["prompt_tokens"] += pt
         row["completion_tokens"] += ct
@@ -95,7 +119,16 @@ def stats(cache_dir: str, results: str, configfile: str) -> list[dict[str, Any]]
             row["cost_usd"] += float(entry["cost_usd"])
         elif judge in judges:  # written before entries stored their cost: today's prices
             row["cost_usd"] += judges[judge].cost(usage, entry.get("via") or "live") or 0.0
-    return sorted(rows.values(), key=lambda r: (r["model"], r["judge"], r["via"]))
+    return sorted(rows.values(), key=lambda r: (r["model"], r["judge"], r["via"], r["kind"]))
+
+
+def kinds_note(rows: list[dict[str, Any]]) -> str:
+    """Why there are more entries than units: the entries of each kind, and the requests they cost."""
+    count = {k: sum(r["entries"] for r in rows if r["kind"] == k) for k in KINDS}
+    total = sum(r["entries"] for r in rows)
+    parts = [f"{count[k]} {KINDS[k]}" for k in KINDS if count[k]]
+    sent = count[REPLY] + count[LOGPROBS]
+    return f"{total} entries: " + "; ".join(parts) + f". Replies received: {sent}."
 
 
 def verify(cache_dir: str) -> list[tuple[Path, str]]:
@@ -128,6 +161,23 @@ def export(cache_dir: str, results: str, judge: str, dest: str) -> tuple[int, li
     return copied, missing
 
 
+def print_stats(rows: list[dict[str, Any]], cache_dir: str, as_json: bool) -> None:
+    """The stats as JSON lines, or as a table with the kinds' line and the quarantine's size."""
+    if as_json:
+        for r in rows:
+            print(json.dumps(r))
+        return
+    print(f"{'model':32} {'judge':20} {'via':10} {'kind':10} {'entries':>8} {'prompt_tok':>11} "
+          f"{'compl_tok':>10} {'cost_usd':>9}")
+    for r in rows:
+        print(f"{r['model'][:32]:32} {r['judge'][:20]:20} {r['via'][:10]:10} {r['kind']:10} "
+              f"{r['entries']:8d} {r['prompt_tokens']:11d} {r['completion_tokens']:10d} {r['cost_usd']:9.4f}")
+    print(kinds_note(rows))
+    q = Path(cache_dir) / QUARANTINE
+    if q.is_dir():
+        print(f"quarantined: {sum(1 for _ in q.iterdir())} file(s) in {q}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m sumjudge.judge.cache", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -146,18 +196,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{cache_dir}: no such cache directory (set --cache-dir or judge.cache_dir)", file=sys.stderr)
         return 2
     if a.command == "stats":
-        rows = stats(cache_dir, a.results, a.configfile)
-        if a.json:
-            for r in rows:
-                print(json.dumps(r))
-        else:
-            print(f"{'model':32} {'judge':20} {'via':10} {'entries':>8} {'prompt_tok':>11} {'compl_tok':>10} {'cost_usd':>9}")
-            for r in rows:
-                print(f"{r['model'][:32]:32} {r['judge'][:20]:20} {r['via'][:10]:10} {r['entries']:8d} "
-                      f"{r['prompt_tokens']:11d} {r['completion_tokens']:10d} {r['cost_usd']:9.4f}")
-            q = Path(cache_dir) / QUARANTINE
-            if q.is_dir():
-                print(f"quarantined: {sum(1 for _ in q.iterdir())} file(s) in {q}")
+        print_stats(stats(cache_dir, a.results, a.configfile), cache_dir, a.json)
         return 0
     if a.command == "verify":
         bad = verify(cache_dir)

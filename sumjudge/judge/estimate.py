@@ -1,7 +1,9 @@
 """What a configuration would cost before any paid request.
 
 For every judge, dataset and prompt variant: how many requests the pipeline would
-send (replies already in the cache are free), their prompt tokens (about 4
+send (replies already in the cache are free; units whose prompts are the same, such as a
+summary repeated within a document, share one request, as the judge sends each distinct
+request once: :func:`to_send`), their prompt tokens (about 4
 characters a token, plus a few tokens of chat formatting per message), an expected
 and a worst-case (``max_tokens`` / ``max_completion_tokens``) number of completion
 tokens, and the USD these come to at the judge's configured prices.
@@ -32,7 +34,7 @@ from .cache import ResponseCache
 from .prompts import load_template
 from .. import datasets as _ds
 from ..protocols import Protocol
-from .run import plan_requests
+from .run import Planned, plan_requests
 from .spec import UNCAPPED_OUTPUT_TOKENS, JudgeSettings
 from .transport import estimate_tokens
 
@@ -61,6 +63,61 @@ def shared_prefix_tokens(prev: str | None, text: str, tokens: int) -> int:
     return min(estimate_tokens(text[:n]) if n else 0, tokens) // CACHE_BLOCK_TOKENS * CACHE_BLOCK_TOKENS
 
 
+def to_send(planned: list[Planned], cache: ResponseCache) -> list[Planned]:
+    """What a run sends of ``planned``: one request per distinct request key that the cache
+    lacks (the transport sends a key once and answers every unit that shares it), in order."""
+    first = {}
+    for p in planned:
+        if p.request.key not in first and p.request.key not in cache:
+            first[p.request.key] = p
+    return list(first.values())
+
+
+def prompt_tokens(todo: list[Planned]) -> tuple[int, int]:
+    """(prompt tokens, of which a shared prefix with the previous prompt) of the requests to send."""
+    inp = shared = 0
+    prev = None
+    for p in todo:
+        tokens = sum(estimate_tokens(m["content"]) + CHAT_OVERHEAD_TOKENS for m in p.request.messages)
+        text = _prompt_text(p.request.messages)
+        inp += tokens
+        shared += shared_prefix_tokens(prev, text, tokens)
+        prev = text
+    return inp, shared
+
+
+def priced(row: dict[str, Any], spec: JudgeSettings, cached_prefix: bool) -> dict[str, Any]:
+    """The row's USD (expected, at most) at the judge's prices and what that assumes."""
+    if not spec.priced:
+        return {**row, "cost_usd_expected": None, "cost_usd_max": None, "assumes": "no price configured: cost unknown"}
+    assumes = [f"batch x{spec.batch_price_factor:g}"] if spec.mode == "batch" else []
+    assumes += ["cached prefixes"] if cached_prefix else []
+    cached = row["cached_prefix_tokens"] if cached_prefix else 0
+    inp = row["input_tokens"]
+    return {**row,
+            "cost_usd_expected": round(spec.token_cost(inp, row["output_tokens_expected"], cached, spec.mode), 4),
+            "cost_usd_max": round(spec.token_cost(inp, row["output_tokens_max"], cached, spec.mode), 4),
+            "assumes": ", ".join(assumes) or "live, list prices"}
+
+
+def variant_row(df: pd.DataFrame, ds, variant: str, spec: JudgeSettings, cache: ResponseCache,
+                prompt_dir: str) -> dict[str, Any]:
+    """Requests, cached, shared, to send and their tokens of one dataset and prompt variant."""
+    template = load_template(Path(prompt_dir) / Path(ds.prompt_file(variant)).name)
+    # article order: what the judge sends, and what a prefix cache sees
+    planned = plan_requests(df, ds, template, spec, order="article", legacy=cache.legacy)
+    todo = to_send(planned, cache)
+    n_cached = sum(p.request.key in cache for p in planned)
+    inp, shared = prompt_tokens(todo)
+    cap = UNCAPPED_OUTPUT_TOKENS if spec.completion_cap is None else spec.completion_cap
+    records = df.to_dict("records")
+    return {"variant": variant, "requests": len(planned), "cached": n_cached,
+            "shared": len(planned) - n_cached - len(todo), "to_send": len(todo), "input_tokens": inp,
+            "cached_prefix_tokens": shared,
+            "output_tokens_expected": sum(expected_output_tokens(ds.proto, records[p.row], cap) for p in todo),
+            "output_tokens_max": len(todo) * cap}
+
+
 def estimate(tables: dict[str, pd.DataFrame], specs: dict[str, JudgeSettings | dict[str, Any]],
              variants: dict[str, list[str]], cache_dir: str, prompt_dir: str = "prompts",
              cached_prefix: bool = False) -> pd.DataFrame:
@@ -71,49 +128,16 @@ def estimate(tables: dict[str, pd.DataFrame], specs: dict[str, JudgeSettings | d
         spec = JudgeSettings.of(spec)  # a rule's params: the settings dict
         if spec.jury:  # a jury sends nothing: its members are priced (sumjudge.jury)
             continue
-        cap = spec.completion_cap
-        cap = UNCAPPED_OUTPUT_TOKENS if cap is None else cap
         for dataset, df in tables.items():
-            records = df.to_dict("records")
-            ds = ds_specs[dataset]
             for variant in variants[dataset]:
-                template = load_template(Path(prompt_dir) / Path(ds.prompt_file(variant)).name)
-                # article order: what the judge sends, and what a prefix cache sees
-                planned = plan_requests(df, ds, template, spec, order="article", legacy=cache.legacy)
-                todo = [p for p in planned if p.request.key not in cache]
-                inp = shared = 0
-                prev = None
-                for p in todo:
-                    tokens = sum(estimate_tokens(m["content"]) + CHAT_OVERHEAD_TOKENS for m in p.request.messages)
-                    text = _prompt_text(p.request.messages)
-                    inp += tokens
-                    shared += shared_prefix_tokens(prev, text, tokens)
-                    prev = text
-                out = sum(expected_output_tokens(ds.proto, records[p.row], cap) for p in todo)
-                worst = len(todo) * cap
-                assumes = []
-                row = {"judge": name, "model": spec.model, "dataset": dataset, "variant": variant,
-                       "requests": len(planned), "cached": len(planned) - len(todo),
-                       "to_send": len(todo), "input_tokens": inp, "cached_prefix_tokens": shared,
-                       "output_tokens_expected": out, "output_tokens_max": worst}
-                if spec.priced:
-                    if spec.mode == "batch":
-                        assumes.append(f"batch x{spec.batch_price_factor:g}")
-                    cached = shared if cached_prefix else 0
-                    if cached_prefix:
-                        assumes.append("cached prefixes")
-                    row["cost_usd_expected"] = round(spec.token_cost(inp, out, cached, spec.mode), 4)
-                    row["cost_usd_max"] = round(spec.token_cost(inp, worst, cached, spec.mode), 4)
-                else:
-                    row["cost_usd_expected"] = row["cost_usd_max"] = None
-                    assumes.append("no price configured: cost unknown")
-                row["assumes"] = ", ".join(assumes) or "live, list prices"
-                rows.append(row)
+                row = variant_row(df, ds_specs[dataset], variant, spec, cache, prompt_dir)
+                rows.append(priced({"judge": name, "model": spec.model, "dataset": dataset, **row}, spec,
+                                   cached_prefix))
     return pd.DataFrame(rows)
 
 
 def summary(table: pd.DataFrame) -> pd.DataFrame:
-    cols = ["requests", "cached", "to_send", "input_tokens", "cached_prefix_tokens", "output_tokens_expected",
+    cols = ["requests", "cached", "shared", "to_send", "input_tokens", "cached_prefix_tokens", "output_tokens_expected",
             "output_tokens_max", "cost_usd_expected", "cost_usd_max"]
     out = table.groupby(["judge", "model"], sort=False)[cols].sum(min_count=1).reset_index()
     out["assumes"] = table.groupby(["judge", "model"], sort=False)["assumes"].first().values

@@ -147,6 +147,5 @@ def build_jury(jury, members: Mapping[str, object], member_paths: Mapping[str, s
 
     runs = read_members({m: member_paths[m] for m in jury.jury}, spec, data["unit_id"])
     table = jury_table(runs, spec, jury.aggregate, jury.name, jury.model, data["unit_id"])
-    usage = jury_usage(table, jury, members, {m: r.usage for m, r in runs.items()},
-                       {m: r.frame for m, r in runs.items()}, spec.name, variant)
+    usage = jury_usage(table, jury, members, {m: r.usage for m, r in runs.items()}, spec.name, variant)
     return table, usage

@@ -14,8 +14,9 @@ sample, system and dataset level; accuracy datasets: each accuracy question, lev
   ``tables.confidence``;
 - ``k``, ``r_bar``, ``n_eff``, ``error_points``: the effective number of independent votes
   (:mod:`sumjudge.jury.independence`);
-- ``members_cost_usd``: the members' summed cost of that dataset and prompt (:mod:`sumjudge.jury.cost`;
-  empty: unknown), and each member's in ``member_costs``.
+- ``members_cost_usd``: the members' summed cost of that dataset and prompt (:mod:`sumjudge.jury.cost`:
+  USD, or why there is none: ``not priced``, ``not measured``, ``free (no price_per_hour set)``), and each
+  member's in ``member_costs``.
 
 :func:`read_summaries` returns every jury's file as one frame (what the leaderboard shows on a jury's row).
 """
@@ -34,7 +35,8 @@ from ..stats.matrix import LEVELS, likert_matrix
 from ..stats.repeats import aggregate_samples
 from ..tables.accuracy import LEVEL as ACCURACY_LEVEL, aligned_predictions, decisions
 from ..tables.inputs import JudgeRun
-from .cost import member_cost, seconds, summed
+from ..judge.cost import NOT_MEASURED, total
+from .cost import member_cost
 from .independence import accuracy_errors, effective_votes, likert_errors, mean_error_correlation
 
 COLUMNS = ["jury", "aggregate", "members", "dataset", "variant", "dimension", "level", "value", "best_member",
@@ -151,10 +153,9 @@ def _interval(diffs: np.ndarray, settings) -> dict:
     return {"ci_low": ci.low, "ci_high": ci.high}
 
 
-def member_costs(jury, runs: Mapping[str, JudgeRun], specs: Mapping[str, object]) -> dict[str, float | None]:
-    """Each member's cost of its run (:func:`sumjudge.jury.cost.member_cost`; None: no run, unknown)."""
-    return {m: member_cost(specs[m], runs[m].usage, seconds(runs[m].frame, runs[m].usage)) if m in runs else None
-            for m in jury.jury}
+def member_costs(jury, runs: Mapping[str, JudgeRun], specs: Mapping[str, object]) -> dict[str, float | str]:
+    """Each member's cost of its run (:func:`sumjudge.jury.cost.member_cost`: USD, or why there is none)."""
+    return {m: member_cost(specs[m], runs[m].usage) if m in runs else NOT_MEASURED for m in jury.jury}
 
 
 def dataset_rows(jury, members: Mapping[str, object], spec, human: pd.DataFrame,
@@ -168,7 +169,7 @@ def dataset_rows(jury, members: Mapping[str, object], spec, human: pd.DataFrame,
     for c in cells:
         costs = member_costs(jury, runs_by_variant[c["variant"]], members)
         c.update({"delta": c["value"] - c["best_member_value"], "jury": jury.name, "aggregate": jury.aggregate, "members": "+".join(jury.jury),
-                  "dataset": spec.name, "members_cost_usd": summed(costs.values()),
+                  "dataset": spec.name, "members_cost_usd": total(costs.values()),
                   "member_costs": json.dumps(costs, sort_keys=True), "bootstrap_resamples": settings.bootstrap_resamples,
                   "confidence": settings.confidence, "seed": settings.seed})
     return pd.DataFrame(cells, columns=COLUMNS)

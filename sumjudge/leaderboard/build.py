@@ -12,6 +12,7 @@ import pandas as pd
 
 from ..datasets import DatasetSpec
 from ..tables.settings import TableSettings
+from .beside import with_juries, with_savings
 from .columns import dataset_columns
 from .evidence import dataset_evidence, read_tables
 from .frames import frames
@@ -31,8 +32,11 @@ def judge_runs(evidence) -> dict[str, list]:
 
 def build(table_csvs: list[str], data_paths: dict[str, str], judge_paths: list[str],
           specs: dict[str, DatasetSpec], tables: TableSettings, board: LeaderboardSettings,
-          pricing: dict[str, JudgePricing] | None = None) -> dict[str, pd.DataFrame]:
-    """Every leaderboard frame of the run's datasets (``data_paths``: name -> prepared table)."""
+          pricing: dict[str, JudgePricing] | None = None, savings: pd.DataFrame | None = None,
+          juries: pd.DataFrame | None = None) -> dict[str, pd.DataFrame]:
+    """Every leaderboard frame of the run's datasets (``data_paths``: name -> prepared table);
+    ``savings``: :func:`.beside.savings_columns` of the savings ledger, ``juries``: the juries'
+    jury.csv (:func:`sumjudge.jury.summary.read_summaries`), shown beside the verdicts."""
     cells_in = read_tables(table_csvs)
     evidence = [dataset_evidence(specs[n], p, judge_paths, cells_in, tables.repeats) for n, p in data_paths.items()]
     out = frames([r for ev in evidence for r in dataset_columns(ev, tables, board)], board)
@@ -41,4 +45,6 @@ def build(table_csvs: list[str], data_paths: dict[str, str], judge_paths: list[s
     judge_of = cells[cells["kind"] == "judge"].drop_duplicates("row").set_index("row")["judge"].to_dict()
     costs = {r: cost_row(runs.get(judge_of.get(r, r), []), (pricing or {}).get(judge_of.get(r, r)))
              for r in out["rows"]}
-    return {"cells": cells, "summary": summary(cells, out["rows"], costs), "pairs": out["pairs"], "alt": out["alt"]}
+    lines = with_savings(summary(cells, out["rows"], costs), savings)
+    cells, lines = with_juries(cells, lines, juries, {n: specs[n].label for n in data_paths})
+    return {"cells": cells, "summary": lines, "pairs": out["pairs"], "alt": out["alt"]}

@@ -65,7 +65,8 @@ class DatasetEvidence:
         return hit.iloc[0].to_dict() if len(hit) else {}
 
 
-def _weighted(run: JudgeRun, spec: DatasetSpec) -> bool:
+def weighted(run: JudgeRun, spec: DatasetSpec) -> bool:
+    """Whether the run has a weighted score (G-Eval) in every dimension: its `<judge> [weighted]` row."""
     cols = [c + WEIGHTED for c in spec.label_columns]
     return spec.proto.per_dimension and set(cols) <= set(run.frame) and bool(run.frame[cols].notna().any().all())
 
@@ -92,7 +93,7 @@ def dataset_evidence(spec: DatasetSpec, data_path: str, judge_paths: list[str], 
             continue
         swapped = runs.get((judge, variant + SWAPPED)) if spec.proto.swappable else None
         rows[(judge, variant)] = RowRun(judge, judge, run, "", swapped)
-        if _weighted(run, spec):
+        if weighted(run, spec):
             rows[(judge + WEIGHTED_ROW, variant)] = RowRun(judge + WEIGHTED_ROW, judge, run, WEIGHTED)
     mine = tables
     if len(tables):

@@ -14,13 +14,19 @@ PANEL_W, LABEL_W, ROW_H, TOP = 250, 150, 14, 30
 COLORS = {"human": "#1f77b4", "judge": "#ff7f0e"}
 
 
+def _short(row: str, dataset) -> str:
+    """A row's name without its dataset's label in front (the figure is the dataset's)."""
+    prefix = f"{dataset} "
+    return row[len(prefix):] if isinstance(dataset, str) and row.startswith(prefix) else row
+
+
 def _points(part: pd.DataFrame) -> pd.DataFrame:
     """The rows with a leave-one-out value, humans first, labelled short (a human by its annotator's name)."""
     keep = part[part["loo_value"].notna()]
     keep = keep.iloc[np.argsort((keep["kind"] != "human").to_numpy(), kind="stable")].reset_index(drop=True)
     names = keep["annotator"] if "annotator" in keep else pd.Series([np.nan] * len(keep))
-    label = [f"{a} (LOO)" if k == "human" and isinstance(a, str) else str(r)
-             for k, a, r in zip(keep["kind"], names, keep["row"])]
+    label = [f"{a} (LOO)" if k == "human" and isinstance(a, str) else _short(str(r), d)
+             for k, a, r, d in zip(keep["kind"], names, keep["row"], keep["dataset"])]
     return keep[["kind", "loo_value", "loo_low", "loo_high"]].assign(row=label)
 
 
@@ -62,6 +68,6 @@ def dataset_figure(label: str, part: pd.DataFrame, per_row: int = 3) -> str:
     rows = -(-len(panels) // per_row)
     title = (f"{label}: leave-one-out value and 95 % interval of every row, humans (blue) and judges (orange); "
              f"each column on its own axis")
-    return (f'<svg class="loo" xmlns="http://www.w3.org/2000/svg" width="{w * min(per_row, len(panels))}" '
-            f'height="{rows * height + 16}" role="img"><title>{html.escape(title)}</title>'
-            f'<text x="0" y="{rows * height + 12}" font-size="10">{html.escape(title)}</text>{"".join(body)}</svg>')
+    svg = (f'<svg class="loo" xmlns="http://www.w3.org/2000/svg" width="{w * min(per_row, len(panels))}" '
+           f'height="{rows * height}" role="img"><title>{html.escape(title)}</title>{"".join(body)}</svg>')
+    return f'<figure class="loo">{svg}<figcaption>{html.escape(title)}</figcaption></figure>'  # the caption wraps

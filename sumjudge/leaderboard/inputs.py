@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..stats.gates import Gate, NearConstantGate
 from ..stats.loo import majority
 from ..stats.matrix import LEVELS
 
@@ -57,6 +58,11 @@ class ScoreInput:
     @property
     def alt_key(self) -> str:
         return f"{self.label} {self.dimension}"
+
+    def gate(self, answers, gate: NearConstantGate) -> Gate:
+        """The near-constant gate of a judge's ``answers`` (units x samples) in this column."""
+        humans = self.annotators if self.annotators is not None else self.reference
+        return gate.scored(answers, humans, self.reference)
 
     def column(self, level: str) -> str:
         return f"{self.label} {self.dimension[:4]}. {level}"
@@ -120,6 +126,11 @@ class LabelInput:
     @property
     def alt_key(self) -> str:
         return self.name
+
+    def gate(self, answers, gate: NearConstantGate) -> Gate:
+        """The near-constant gate of a judge's ``answers`` (units x samples) in this column."""
+        humans = self.annotators if self.annotators is not None else self.reference
+        return gate.labels(answers, humans, self.reference)
 
     @property
     def columns(self) -> list[str]:

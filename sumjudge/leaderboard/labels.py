@@ -12,7 +12,7 @@ import numpy as np
 from ..stats.accuracy import correctness, score_ties
 from ..stats.bootstrap import ClusterBootstrap, cluster_codes
 from ..stats.closeness import label_resamples, label_scores, label_split, label_twin, label_weights, verdict
-from ..stats.gates import near_constant, parse_gate
+from ..stats.gates import parse_gate
 from ..stats.loo import loo_exchangeable
 from ..stats.paired import cluster_paired_accuracy, exact_floor
 from ..stats.repeats import aggregate_samples
@@ -37,8 +37,7 @@ def _row(inp: LabelInput, samples: np.ndarray, ts: TableSettings, board: Leaderb
     c = decision_scores(inp, agg, ts.pairwise_ties)
     value = float(np.nanmean(c)) if np.isfinite(c).any() else np.nan
     n_valid, n_units = int((~np.isnan(agg)).sum()), int(agg.size)
-    humans = inp.annotators if inp.annotators is not None else inp.reference
-    gate = near_constant(samples, humans, ts.near_constant, board.near_constant_ratio, inp.reference)
+    gate = inp.gate(samples, board.gate(ts))
     parse = parse_gate(n_valid, n_units, board.parse_gate)
     why = reasons(gate, parse)
     cell = {"value": value, "n": int((~np.isnan(c)).sum()), **interval(value, plan.mean(c, codes), ts.confidence),

@@ -15,6 +15,28 @@ from .figure import dataset_figure
 SUMMARY_VIEW = [("row", "Row"), ("alt_passes", "Alt-test"), ("close_to_humans", "Close to the humans"),
                 ("mean_rank", "Mean rank"), ("ranked", "Ranked"), ("usd_per_1k", "USD / 1000 units"),
                 ("seconds_per_1k", "Seconds / 1000 units"), ("flags", "Flags")]
+SAVED, JURY = ("labels_saved", "Human labels saved / 100"), ("jury_text", "Jury")
+
+
+def summary_view(summary: pd.DataFrame) -> list[tuple[str, str]]:
+    """The verdict table's columns: the labels saved where the savings stage ran, a jury column
+    where a jury is ranked, before the flags."""
+    extra = [SAVED] if SAVED[0] in summary and summary["labels_saved_per_100"].notna().any() else []
+    extra += [JURY] if "jury" in summary and summary["jury"].notna().any() else []
+    return SUMMARY_VIEW[:-1] + extra + SUMMARY_VIEW[-1:]
+
+
+def jury_text(s) -> str:
+    """A jury's line (sumjudge.leaderboard.beside): members, effective votes, against its best member."""
+    if not isinstance(s.get("jury"), str):
+        return ""
+    n_eff = f"; n_eff {s['jury_n_eff']:.1f} (median)" if not pd.isna(s.get("jury_n_eff")) else ""
+    return f"{s['jury']}{n_eff}; {s['jury_vs_best']}; cost: its members' summed"
+
+
+def _saved_short(s) -> str:
+    v = s.get("labels_saved_per_100")
+    return "" if v is None or pd.isna(v) else f"{v:.0f}" + ("*" if _text(s, "savings_note") else "")
 
 
 def fmt(v, digits: int = 3) -> str:
@@ -69,6 +91,10 @@ def judge_text(r) -> str:
         parts += [p for p in (_rank(r), f"alt-test: {r['alt_verdict']}" if _text(r, "alt_verdict") else "") if p]
     if not pd.isna(r.get("table_value", float("nan"))):
         parts.append(f"Tables 1-5 {fmt(r['table_value'])}")
+    if _text(r, "jury_best_member"):
+        n_eff = f"; n_eff {r['jury_n_eff']:.1f} of {_int(r['jury_k'])}" if not pd.isna(r.get("jury_n_eff")) else ""
+        parts.append(f"jury - best member ({r['jury_best_member']}) {r['jury_delta']:+.3f} "
+                     f"[{r['jury_delta_low']:+.3f}, {r['jury_delta_high']:+.3f}]{n_eff}")
     return " · ".join(parts)
 
 
@@ -114,17 +140,31 @@ def latex(cells: pd.DataFrame, summary: pd.DataFrame) -> str:
     lines = [r"% the judge leaderboard (sumjudge.leaderboard); one table per column, then the summary"]
     for col, part in cells.groupby("column", sort=False):
         lines += _tex_column(col, part)
-    view = SUMMARY_VIEW[:-1]
+    saved = SAVED in summary_view(summary)
+    view = SUMMARY_VIEW[:-1] + ([("_saved", "Labels saved / 100")] if saved else [])
+    text = summary.assign(_saved=[_saved_short(s) for _, s in summary.iterrows()]) if saved else summary
     rows = [r"\begin{tabular}{" + "l" * len(view) + "}", r"\hline", " & ".join(h for _, h in view) + r" \\", r"\hline"]
-    rows += [" & ".join(esc_tex(fmt(s.get(k), 2)) for k, _ in view) + r" \\" for _, s in summary.iterrows()]
+    rows += [" & ".join(esc_tex(fmt(s.get(k), 2)) for k, _ in view) + r" \\" for _, s in text.iterrows()]
     lines += [r"\begin{table*}[ht]\centering\small", *fit(rows + [r"\hline", r"\end{tabular}"])]
-    return "\n".join(lines + [r"\caption{Judge leaderboard: the verdict per judge.}", r"\end{table*}", ""])
+    return "\n".join(lines + [rf"\caption{{{esc_tex(summary_caption(summary))}}}", r"\end{table*}", ""])
+
+
+def summary_caption(summary: pd.DataFrame) -> str:
+    out = "Judge leaderboard: the verdict per judge."
+    if SAVED in summary_view(summary):
+        n = int(summary["savings_n"].dropna().iloc[0])
+        out += (f" Labels saved / 100: human labels saved per 100 with {n} human-labelled documents and the judge "
+                "on the others (PPI++, the median over systems and dimensions; the humans' line: a held-out "
+                "annotator); * PPI++ cannot use the judge (lambda near 0).")
+    return out
 
 
 def _verdict_table(summary: pd.DataFrame) -> str:
-    head = "".join(f"<th>{h}</th>" for _, h in SUMMARY_VIEW)
+    view = summary_view(summary)
+    summary = summary.assign(jury_text=[jury_text(s) for _, s in summary.iterrows()])
+    head = "".join(f"<th>{h}</th>" for _, h in view)
     body = "".join("<tr class=\"{}\">{}</tr>".format(html.escape(str(s.get("kind", ""))), "".join(
-        f"<td>{html.escape(fmt(s.get(k), 2))}</td>" for k, _ in SUMMARY_VIEW)) for _, s in summary.iterrows())
+        f"<td>{html.escape(fmt(s.get(k), 2))}</td>" for k, _ in view)) for _, s in summary.iterrows())
     return f'<table id="verdict"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
@@ -152,7 +192,8 @@ STYLE = """body{font-family:sans-serif;margin:1em;max-width:1380px} table{border
 table.dataset{table-layout:fixed;width:100%} td,th{border:1px solid #ccc;padding:2px 4px;overflow-wrap:anywhere;
 vertical-align:top} td.greyed{color:#999;background:#f3f3f3} tr.human td,tr.human th{font-style:italic}
 .caveats{background:#fff8e1;border-left:4px solid #f0a000;padding:.4em 1em;font-size:13px}
-dl.glossary dt{font-weight:bold} svg.loo{display:block;margin:4px 0}"""
+dl.glossary dt{font-weight:bold} figure.loo{margin:4px 0} svg.loo{display:block}
+figure.loo figcaption{font-size:11px}"""
 
 GLOSSARY = """<dl class="glossary">
 <dt>value [a, b] n=</dt><dd>the judge's correlation with the human reference (or its accuracy) at the column's level,
@@ -179,6 +220,25 @@ fluency, relevance); sample / system / dataset: the correlation level.</dd>
 </dl>"""
 
 
+GLOSS_SAVED = """<dt>Human labels saved / 100</dt><dd>from the savings stage (section below): with n human-labelled
+documents and the judge scoring the others, how many of every 100 human labels PPI++ saves for the same precision of each system's
+value (the median over systems and dimensions, then per dataset); the humans' line holds a held-out annotator used as
+if it were a judge, the reference point. "PPI++ cannot use this judge (lambda near 0)": its answers do not help.</dd>
+"""
+GLOSS_JURY = """<dt>Jury</dt><dd>a judge computed from its members' answers (mean, median or majority; no request of its
+own): n_eff, its effective number of independent votes from the members' error correlations; against its best member, a paired
+document-bootstrap 95 % interval of the difference per column (above 0: the jury is better there). Its cost is its
+members' summed cost.</dd>
+"""
+
+
+def glossary(summary: pd.DataFrame) -> str:
+    """The glossary, with the savings and jury entries where the verdict table has those columns."""
+    view = summary_view(summary)
+    extra = (GLOSS_SAVED if SAVED in view else "") + (GLOSS_JURY if JURY in view else "")
+    return GLOSSARY.replace("<dt>cohe.", extra + "<dt>cohe.", 1)
+
+
 def _caveats(lines) -> str:
     """The results' own caveats (their manifest's: a slice, which judges, which metrics)."""
     items = "".join(f"<li>{html.escape(x)}</li>" for x in lines)
@@ -186,7 +246,8 @@ def _caveats(lines) -> str:
 
 
 def page(cells: pd.DataFrame, summary: pd.DataFrame, pairs: pd.DataFrame, frontier_svg: str = "",
-         caveats: list[str] = ()) -> str:
+         caveats: list[str] = (), savings_html: str = "") -> str:
+    """The page; ``savings_html``: the savings stage's section (:func:`sumjudge.savings.html_fragment`)."""
     sections = "".join(_dataset_table(label, part) for label, part in cells.groupby("dataset", sort=False))
     sep = (pairs.groupby("column").apply(lambda g: f"{int((g['p_one_sided_adjusted'] < 0.05).sum())} of {len(g)}",
                                          include_groups=False).to_dict() if len(pairs) else {})
@@ -201,8 +262,9 @@ not a pass), close to the humans in k of N columns, then the mean rank over ever
 there counts one below the last); cost and time per 1000 units ("not priced" / "not measured" when unknown; a local
 judge without <code>price_per_hour</code> is free). Greyed cells: too few valid replies or near-constant answers (no
 rank, not tested). Definitions: docs/statistics.md, "The judge leaderboard".</p>
-{GLOSSARY}
+{glossary(summary)}
 <h2>Columns by dataset</h2>{sections}
+{savings_html}
 <h2>Separable judge pairs</h2><ul>{seps or '<li>fewer than two ranked judges in every column</li>'}</ul>
 <h2>Frontier</h2>{frontier_svg}
 </body></html>
@@ -221,15 +283,17 @@ def frontier(summary: pd.DataFrame, path: str) -> None:
     pts = [(pd.to_numeric(s.get("seconds_per_1k"), errors="coerce"), pd.to_numeric(s.get("mean_rank"), errors="coerce"),
             str(s["row"])) for _, s in summary.iterrows() if s.get("kind") == "judge"]
     pts = [p for p in pts if not (pd.isna(p[0]) or pd.isna(p[1]))]
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, ax = plt.subplots(figsize=(8, 4))
     if len(pts) < 2:
         ax.axis("off")
         ax.text(0.5, 0.5, f"{len(pts)} judge row(s) with a measured time and a mean rank:\nno frontier to draw "
                 "(it compares two or more)", ha="center", va="center", transform=ax.transAxes)
     else:
-        for i, (x, y, name) in enumerate(sorted(pts)):
-            ax.scatter([x], [y])
-            ax.annotate(name, (x, y), xytext=(6, 10 * (i % 3) - 10), textcoords="offset points", fontsize=7)
+        # named in a legend, not beside the points: a judge and its weighted row share their time and
+        # often their rank, and labels beside them overlapped
+        for x, y, name in sorted(pts):
+            ax.scatter([x], [y], label=name)
+        ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False)
         ax.set_xscale("log")
         ax.set_xlabel("seconds per 1000 units (wall time)")
         ax.set_ylabel("mean rank (lower is better)")

@@ -19,7 +19,7 @@ import numpy as np
 from ..stats.bootstrap import BootBoth, level_resamples
 from ..stats.closeness import score_splits, score_twin, score_weights, verdict
 from ..stats.completion import system_completion, worst_answers
-from ..stats.gates import Gate, ParseGate, dispersion_gate, parse_gate
+from ..stats.gates import Gate, ParseGate, parse_gate
 from ..stats.level_tests import floor_p, level_tests
 from ..stats.matrix import LEVELS, levels_stack
 from ..stats.repeats import aggregate_samples
@@ -66,8 +66,7 @@ def _row(inp: ScoreInput, samples: np.ndarray, human: np.ndarray, plan, ts: Tabl
         point.update({lv: float(p[lv]) for lv in levels})
         draws.update({lv: d[lv] for lv in levels})
     n_valid, n_units = int((~np.isnan(agg)).sum()), int(agg.size)
-    gate = dispersion_gate(samples, inp.annotators if inp.annotators is not None else inp.reference,
-                           board.near_constant_sd_ratio, inp.reference)
+    gate = inp.gate(samples, board.gate(ts))
     parse = parse_gate(n_valid, n_units, board.parse_gate)
     n_cells = int((~np.isnan(mats["sample"]) & ~np.isnan(human)).sum())
     cells = {lv: {"value": point[lv], "n": n_cells, **interval(point[lv], draws[lv], ts.confidence),

@@ -3,7 +3,8 @@ docs/statistics.md, "The judge leaderboard"; the settings convention: :mod:`sumj
 
 The defaults are the fields' own; a config that sets part of a block (one dataset's epsilon,
 say) keeps the defaults for the rest. The near-constant gate's threshold on the modal share
-is ``tables.near_constant`` (:class:`sumjudge.tables.settings.TableSettings`), read there.
+is ``tables.near_constant`` (:class:`sumjudge.tables.settings.TableSettings`), read there
+(:meth:`LeaderboardSettings.gate`).
 """
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Mapping
 
 from ..datasets import BUILTIN
+from ..stats.gates import NearConstantGate
+from ..tables.settings import TableSettings
 
 LIKERT_SCORES = ("neg_rmse", "rank")
 
@@ -61,6 +64,11 @@ class LeaderboardSettings:
         alt = dict(block.pop("alt_test", None) or {})
         epsilon = {**dict(default_epsilon()), **(alt.pop("epsilon", None) or {})}
         return cls(AltTestSettings(epsilon=tuple(epsilon.items()), **alt), **block)
+
+    def gate(self, tables: TableSettings) -> NearConstantGate:
+        """The near-constant gate, what the leaderboard greys and the tables stage flags: its
+        threshold on the modal share is ``tables.near_constant``, its ratios this block's."""
+        return NearConstantGate(tables.near_constant, self.near_constant_ratio, self.near_constant_sd_ratio)
 
     def to_params(self) -> dict[str, Any]:
         """Plain values: what rule ``leaderboard`` passes as a param (Snakemake compares their repr)."""

@@ -8,10 +8,10 @@ mean rank over every ranked column (a row without a rank there, greyed or absent
 counts as one below the column's last ranked row), cost and time per 1000 units, flags.
 Sorted by the pass rate, then the closeness rate, then the mean rank.
 
-Cost: a local judge (:attr:`sumjudge.judge.spec.JudgeSettings.local`) at ``price_per_hour``
-times its wall time (:func:`sumjudge.judge.spec.local_cost`), "free (no price_per_hour
-set)" without a price; any other the replies' own cost (usage.json); unknown stays
-unknown: "not priced", "not measured". Every run counts, swapped orders included.
+Cost: :func:`sumjudge.judge.cost.runs_usd`, the one rule a jury's members are priced by too: a
+local judge at ``price_per_hour`` times its runs' wall time, "free (no price_per_hour set)"
+without a price; any other the replies' own cost (usage.json; a jury's: its members' summed);
+unknown stays unknown: "not priced", "not measured". Every run counts, swapped orders included.
 """
 from __future__ import annotations
 
@@ -21,9 +21,10 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from ..judge.spec import local_cost
+from ..judge.cost import NOT_MEASURED, runs_usd, wall_seconds
 
-NOT_PRICED, NOT_MEASURED, FREE = "not priced", "not measured", "free (no price_per_hour set)"
+
+HUMANS_ROW = "humans (leave-one-out)"
 
 
 @dataclass(frozen=True)
@@ -47,14 +48,6 @@ class JudgePricing:
         return cls(**params)
 
 
-def wall_seconds(runs) -> float | None:
-    """The runs' own wall time, where every run sent every reply it holds (a run answered
-    from the cache took the time of a rebuild, not the judge's); None: unknown."""
-    walls = [(r.usage or {}).get("wall_s") for r in runs]
-    sent = all(not (r.usage or {}).get("cache_hits") for r in runs)
-    return float(sum(walls)) if runs and sent and all(w is not None for w in walls) else None
-
-
 def machine_seconds(runs) -> float | None:
     """The sum of every reply's latency (kept with cached replies; under concurrency more
     than the wall time); None unless every reply has one."""
@@ -64,22 +57,12 @@ def machine_seconds(runs) -> float | None:
     return None
 
 
-def _usd(runs, pricing: JudgePricing | None, wall: float | None) -> float | str:
-    if pricing is not None and pricing.local:
-        if pricing.price_per_hour is None:
-            return FREE
-        cost = local_cost(pricing.price_per_hour, wall)
-        return NOT_MEASURED if cost is None else cost
-    costs = [(r.usage or {}).get("total_cost_usd", (r.usage or {}).get("cost_usd")) for r in runs]
-    priced = runs and all(c is not None and (r.usage or {}).get("priced", True) for c, r in zip(costs, runs))
-    return float(sum(costs)) if priced else NOT_PRICED
-
-
 def cost_row(runs, pricing: JudgePricing | None) -> dict:
     """Units, time and USD of one judge's runs, per 1000 units and in all."""
     units = sum(int((r.usage or {}).get("n_units") or r.frame["unit_id"].nunique()) for r in runs)
-    wall, machine = wall_seconds(runs), machine_seconds(runs)
-    usd = _usd(runs, pricing, wall)
+    usages = [r.usage for r in runs]
+    wall, machine = wall_seconds(usages), machine_seconds(runs)
+    usd = runs_usd(usages, bool(pricing and pricing.local), pricing.price_per_hour if pricing else None)
     per_k = 1000 / units if units else float("nan")
     known = isinstance(usd, float)
     return {"units": units, "local": bool(pricing.local) if pricing else False,
@@ -150,7 +133,7 @@ def judge_line(cells: pd.DataFrame, row: str, cost: dict) -> dict:
 def human_line(cells: pd.DataFrame) -> dict:
     humans = cells[cells["kind"] == "human"]
     cols = humans.dropna(subset=["loo_value"])["column"].nunique()
-    return {"row": "humans (leave-one-out)", "kind": "human", "columns": cols, "alt_passes": "the reference",
+    return {"row": HUMANS_ROW, "kind": "human", "columns": cols, "alt_passes": "the reference",
             "close_to_humans": "the reference", "usd_per_1k": "", "seconds_per_1k": "", "flags": ""}
 
 

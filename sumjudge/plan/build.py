@@ -21,7 +21,7 @@ import pandas as pd
 from .. import datasets as _ds
 from ..errors import UserError
 from ..judge.cache import ResponseCache
-from ..judge.estimate import estimate
+from ..judge.estimate import estimate, to_send
 from ..judge.prompts import load_template
 from ..judge.run import plan_requests
 from ..judge.spec import JudgeConfigError, JudgeSettings, judge_specs
@@ -90,8 +90,10 @@ def _reported(results: str, judge: str, dataset: str, variant: str) -> pd.DataFr
 
 
 def prompt_rows(spec: JudgeSettings, tables: dict, variants: dict, config: dict, results: str) -> pd.DataFrame:
-    """Per dataset and variant: requests, cached, prompt tokens (how counted), and the tokens the judge's
-    server reported on the units it judged already, beside this count on the same units."""
+    """Per dataset and variant: requests (one per unit and sample), those to send (distinct and not
+    cached, as the estimate counts them), the prompt tokens of the distinct prompts (how counted), and
+    the tokens the judge's server reported on the units it judged already, beside this count on the
+    same units."""
     jc = config["judge"]
     count, method = counter(spec, jc.get("model_dir"))
     cache = ResponseCache(jc["cache_dir"])
@@ -101,12 +103,13 @@ def prompt_rows(spec: JudgeSettings, tables: dict, variants: dict, config: dict,
         for v in variants[d]:
             template = load_template(prompt_path(jc.get("prompt_dir") or "prompts", ds, v))
             planned = plan_requests(df, ds, template, spec, "article", cache.legacy)
-            counted = {}
+            counted, by_key = {}, {}
             for p in planned:
-                counted[(str(df["unit_id"].iloc[p.row]), p.sample)] = count(p.request.messages)
-            todo = sum(p.request.key not in cache for p in planned)
+                n = by_key.setdefault(p.request.key, count(p.request.messages))
+                counted[(str(df["unit_id"].iloc[p.row]), p.sample)] = n
             rows.append({"dataset": d, "variant": v, "prompt_file": str(template.path), "requests": len(planned),
-                         "to_send": todo, "prompt_tokens": sum(counted.values()), "tokens_counted_by": method,
+                         "to_send": len(to_send(planned, cache)), "prompt_tokens": sum(by_key.values()),
+                         "tokens_counted_by": method,
                          **_against_reported(counted, _reported(results, spec.name, d, v))})
     return pd.DataFrame(rows)
 

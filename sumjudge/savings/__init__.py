@@ -29,12 +29,17 @@ __all__ = ["LEDGER_COLUMNS", "ROW_COLUMNS", "read_ledger", "summary_columns", "h
 
 def html_fragment(savings_dir: str | Path, settings) -> str:
     """The savings section of a page from a results/savings/ folder (its ledger.csv and one
-    ``<dataset>.svg`` per dataset); ``settings``: :class:`.settings.SavingsSettings` (its
-    ``summary_n`` and ``lambda_floor``)."""
+    ``<dataset>.svg`` per dataset: those of datasets without a cell are left out, and named);
+    ``settings``: :class:`.settings.SavingsSettings` (its ``summary_n``, ``lambda_floor`` and
+    ``n_labelled``)."""
     from .render import fragment
 
     folder = Path(savings_dir)
     ledger = read_ledger(folder / "ledger.csv")
     labels = dict(zip(ledger["dataset"], ledger["dataset_label"]))
-    figures = {labels.get(p.stem, p.stem): p.read_text() for p in sorted(folder.glob("*.svg"))}
-    return fragment(ledger, figures, settings.summary_n, settings.lambda_floor)
+    svgs = sorted(folder.glob("*.svg"))
+    figures = {labels[p.stem]: p.read_text() for p in svgs if p.stem in labels}
+    empty = [p.stem for p in svgs if p.stem not in labels]
+    notes = [f"No cells for {', '.join(empty)}: too few documents for the smallest savings.n_labelled "
+             f"({min(settings.n_labelled)}) with two or more left to the judge, or no judge table"] if empty else []
+    return fragment(ledger, figures, settings.summary_n, settings.lambda_floor, notes)

@@ -21,10 +21,12 @@ what ``ppi_py.ppi_mean_ci`` computes with ``lam=None`` (PPI++: Angelopoulos, Duc
     the normal one). With ``lam = 0`` it is the classical finite-population variance
     ``(1 - n/D) s^2_L(y) / n`` (ddof 1);
 
-- the interval: estimate +- ``z`` (``interval="normal"``) or ``t`` (``"t"``: ``n - 2`` degrees
-  of freedom for PPI++, ``n - 1`` for the classical) times the standard error; the classical
-  interval is the same with ``lam = 0``. Where the PPI++ interval comes out wider, the draw falls
-  back to the classical one (:func:`ppi_means`).
+- the interval, ``interval``: ``"t"``: estimate +- ``t`` (``n - 2`` degrees of freedom for PPI++,
+  ``n - 1`` for the classical) times the standard error; ``"normal"``: the normal quantile;
+  ``"pooled"`` (:mod:`.pooled`): a Wilson-type interval for a bounded mean whose dispersion is
+  borrowed across the columns of a pool, PPI++'s arms the classical ones scaled by its shrunk
+  variance ratio. The classical interval is the same with ``lam = 0``. Where the PPI++ interval
+  comes out wider, the draw falls back to the classical one (:func:`ppi_means`).
 
 ``library_half`` is always the library's normal half-width, so a draw can be checked
 against ``ppi_py`` whatever the interval chosen.
@@ -36,7 +38,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as _st
 
-INTERVALS = ("t", "normal")
+from . import pooled as _pooled
+from .pooled import Pools
+
+INTERVALS = ("pooled", "t", "normal")
 
 
 @dataclass(frozen=True)
@@ -45,16 +50,26 @@ class Draws:
 
     estimate: np.ndarray          # PPI++ point estimate (the classical one where the draw falls back)
     classical: np.ndarray         # mean of the labelled human values
-    half: np.ndarray              # PPI++ half-width (the chosen interval)
-    half_classical: np.ndarray    # classical half-width (the chosen interval)
+    lower: np.ndarray             # PPI++ interval (the chosen one)
+    upper: np.ndarray
+    lower_classical: np.ndarray   # classical interval (the chosen one)
+    upper_classical: np.ndarray
     lam: np.ndarray               # the tuned lambda (ppi_py's)
-    fallback: np.ndarray          # 1 where the tuned lambda's variance exceeded the classical one: lambda 0 used
+    fallback: np.ndarray          # 1 where PPI++ would be wider than the classical interval (pooled: or lambda is 0): lambda 0 used
     saved_width: np.ndarray       # human labels saved per 100 the widths claim (:func:`labels_saved` of their squares)
     constant: np.ndarray          # 1 where the labelled human values are all equal (classical width 0)
     library_estimate: np.ndarray  # the tuned lambda's estimate, before any fall-back (ppi_py's)
     library_half: np.ndarray      # ppi_py's own (normal, infinite-population) PPI++ half-width
     n: np.ndarray                 # labelled documents with a valid value
     N: np.ndarray                 # unlabelled documents with a valid value
+
+    @property
+    def width(self) -> np.ndarray:
+        return self.upper - self.lower
+
+    @property
+    def width_classical(self) -> np.ndarray:
+        return self.upper_classical - self.lower_classical
 
 
 def labelled_sets(n_docs: int, n: int, resamples: int, seed: int) -> np.ndarray:
@@ -93,7 +108,7 @@ def _moments_chunk(labelled, y, h, valid) -> dict:
 def _quantile(interval: str, confidence: float, df: np.ndarray) -> np.ndarray | float:
     if interval == "normal":
         return float(_st.norm.ppf((1 + confidence) / 2))
-    if interval == "t":
+    if interval in ("t", "pooled"):
         with np.errstate(invalid="ignore"):
             return _st.t.ppf((1 + confidence) / 2, np.where(df >= 1, df, np.nan))
     raise ValueError(f"savings.interval must be one of {INTERVALS}, not {interval!r}")
@@ -142,36 +157,67 @@ def _variances(s: dict, lam, m, finite: bool, ddof: int) -> tuple[np.ndarray, ..
 
 
 def ppi_means(y, h, valid, labelled, confidence: float = 0.95, interval: str = "t",
-              finite: bool = True) -> Draws:
+              finite: bool = True, pools: Pools | None = None) -> Draws:
     """PPI++ and classical intervals of every column's mean for every draw.
 
     ``y``, ``h``, ``valid``: ``D x K`` (documents x columns); ``labelled``: ``R x D`` booleans
-    (:func:`labelled_sets`). A column with fewer than 2 labelled or 1 unlabelled valid
-    documents in a draw (3 for the t interval) gets NaN there. Where the PPI++ interval would be
+    (:func:`labelled_sets`); ``pools``: the pooled interval's pools and bounds (default: one
+    pool, unbounded). A column with fewer than 2 labelled or 1 unlabelled valid documents in a
+    draw (3 for the t and pooled intervals) gets NaN there. Where the PPI++ interval would be
     wider than the classical one (a judge that hardly helps, whose fitted coefficient costs a
     degree of freedom; labelled judge values that spread more than over all documents), the draw
     falls back to lambda 0, the classical interval: PPI++ is never reported wider than the humans
     alone."""
     y, h, valid = np.asarray(y, float), np.asarray(h, float), np.asarray(valid, bool)
-    s = _moments(np.asarray(labelled, bool), y, h, valid)
+    labelled = np.asarray(labelled, bool)
+    s = _moments(labelled, y, h, valid)
     m = valid.sum(0).astype(float)
     lam = _lambda(s, h, valid)
     library_estimate = s["yl"] + lam * (s["hu"] - s["hl"])
-    fitted = 2 if interval == "t" else 1          # t: one more degree of freedom for the tuned coefficient
+    fitted = 1 if interval == "normal" else 2     # t, pooled: one more degree of freedom for the tuned coefficient
     v_ppi, v_cl, v_lib = _variances(s, lam, m, finite, fitted)
-    half = _quantile(interval, confidence, s["n"] - fitted) * np.sqrt(v_ppi)
-    half_cl = _quantile(interval, confidence, s["n"] - 1) * np.sqrt(v_cl)
-    fallback = half > half_cl
-    half = np.where(fallback, half_cl, half)
+    q_ppi, q_cl = _quantile(interval, confidence, s["n"] - fitted), _quantile(interval, confidence, s["n"] - 1)
+    if interval == "pooled":
+        pools = pools or Pools.single(y.shape[1])
+        got = _pooled_intervals(s, labelled, y, h, valid, lam, library_estimate, (q_ppi ** 2 * v_ppi, q_cl ** 2 * v_cl),
+                                1 - s["n"] / m if finite else 1.0, q_cl, pools)
+    else:
+        got = _symmetric_intervals(s["yl"], library_estimate, q_ppi * np.sqrt(v_ppi), q_cl * np.sqrt(v_cl))
+    estimate, lower, upper, lower_cl, upper_cl, fallback = got
     with np.errstate(invalid="ignore", divide="ignore"):
-        ratio = np.where(half_cl > 0, (half / half_cl) ** 2, np.nan)
-    out = {"estimate": np.where(fallback, s["yl"], library_estimate), "classical": s["yl"], "half": half,
-           "half_classical": half_cl, "lam": lam, "fallback": fallback.astype(float),
+        ratio = np.where(upper_cl > lower_cl, ((upper - lower) / (upper_cl - lower_cl)) ** 2, np.nan)
+    out = {"estimate": estimate, "classical": s["yl"], "lower": lower, "upper": upper, "lower_classical": lower_cl,
+           "upper_classical": upper_cl, "lam": lam, "fallback": fallback.astype(float),
            "saved_width": labels_saved(ratio, np.ones_like(ratio), s["n"], m, finite),
            "constant": (s["var_y"] <= 1e-20 * (1 + s["yl"] ** 2)).astype(float),
            "library_estimate": library_estimate, "library_half": _quantile("normal", confidence, 0) * np.sqrt(v_lib)}
     bad = (s["n"] < fitted + 1) | (s["N"] < 1)
     return Draws(**{k: np.where(bad, np.nan, v) for k, v in out.items()}, n=s["n"], N=s["N"])
+
+
+def _symmetric_intervals(mean, library_estimate, half, half_cl) -> tuple[np.ndarray, ...]:
+    """(estimate, lower, upper, classical lower, classical upper, fallback) of the t and normal intervals."""
+    fallback = half > half_cl
+    half = np.where(fallback, half_cl, half)
+    estimate = np.where(fallback, mean, library_estimate)
+    return estimate, estimate - half, estimate + half, mean - half_cl, mean + half_cl, fallback
+
+
+def _pooled_intervals(s, labelled, y, h, valid, lam, library_estimate, squared, fpc, q_cl,
+                      pools: Pools) -> tuple[np.ndarray, ...]:
+    """The same of the pooled interval (:mod:`.pooled`); ``squared``: the t intervals' squared
+    half-widths (PPI++, classical), whose ratio is PPI++'s own variance ratio."""
+    n, mean = s["n"], s["yl"]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        s2 = s["var_y"] * n / (n - 1)
+        own = np.where(squared[1] > 0, squared[0] / squared[1], 1.0)
+    lower_cl, upper_cl = _pooled.classical(mean, s2, n, fpc, q_cl, _pooled.departures(labelled, valid, y), pools)
+    ratio = _pooled.ppi_ratio(own, lam, _pooled.departures(labelled, valid, y + 1j * h), pools)
+    fallback = ratio >= 1
+    arm = np.sqrt(np.minimum(ratio, 1.0))
+    estimate = np.where(fallback, mean, library_estimate)
+    return (estimate, estimate - arm * (mean - lower_cl), estimate + arm * (upper_cl - mean), lower_cl, upper_cl,
+            fallback)
 
 
 def truth(y, valid) -> np.ndarray:
@@ -181,10 +227,10 @@ def truth(y, valid) -> np.ndarray:
         return np.where(valid, y, 0.0).sum(0) / valid.sum(0)
 
 
-def covered(estimate, half, target, scale: float = 1.0) -> np.ndarray:
+def covered(lower, upper, target, scale: float = 1.0) -> np.ndarray:
     """Whether each interval holds the target (a zero-width interval only when it hits it)."""
     with np.errstate(invalid="ignore"):
-        return np.abs(estimate - target) <= half + 1e-12 * scale
+        return (lower <= target + 1e-12 * scale) & (target <= upper + 1e-12 * scale)
 
 
 def full_correlation(y, h, valid) -> np.ndarray:

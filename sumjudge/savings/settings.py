@@ -21,7 +21,8 @@ class SavingsConfigError(UserError, ValueError):
 class SavingsSettings:
     n_labelled: tuple[int, ...] = (10, 25, 50)   # human-labelled documents per draw
     resamples: int = 500                         # draws of the labelled documents per n
-    interval: str = "t"                          # t | normal
+    interval: str = "pooled"                     # pooled | t | normal
+    prior_documents: float = 3.0                 # pooled interval: documents the pooled dispersion weighs
     finite_population: bool = True               # the target is the mean over the documents at hand
     confidence: float = 0.95
     seed: int = 2023

@@ -47,8 +47,13 @@ class Gate:
     reason: str = ""            # why flagged (empty when not)
     measure: str = "modal share"
 
-    def as_dict(self) -> dict:
+    def to_params(self) -> dict[str, float]:
+        """Plain values: what the table rules pass as their param ``gate``."""
         return asdict(self)
+
+    @classmethod
+    def from_params(cls, params: dict[str, float]) -> "NearConstantGate":
+        return cls(**params)
 
 
 @dataclass(frozen=True)
@@ -59,8 +64,13 @@ class ParseGate:
     n_units: int
     reason: str = ""
 
-    def as_dict(self) -> dict:
+    def to_params(self) -> dict[str, float]:
+        """Plain values: what the table rules pass as their param ``gate``."""
         return asdict(self)
+
+    @classmethod
+    def from_params(cls, params: dict[str, float]) -> "NearConstantGate":
+        return cls(**params)
 
 
 def modal_share(labels) -> float:
@@ -134,6 +144,35 @@ def dispersion_gate(judge_answers, annotator_labels, ratio: float = 0.25, refere
         return Gate(True, sd_j, sd_h, f"near-constant: its answers' SD {sd_j:.3g} under {ratio:g} x the "
                     f"least dispersed human's ({sd_h:.3g})", "SD")
     return Gate(False, sd_j, sd_h, "", "SD")
+
+
+@dataclass(frozen=True)
+class NearConstantGate:
+    """The near-constant gate's parameters, one definition for every page: the leaderboard greys
+    and the tables stage flags with it (config ``tables.near_constant`` as ``threshold``,
+    ``leaderboard.near_constant_ratio`` as ``ratio``, ``leaderboard.near_constant_sd_ratio`` as
+    ``sd_ratio``; built by :meth:`sumjudge.leaderboard.settings.LeaderboardSettings.gate`, so it
+    has no defaults of its own: the settings' are the defaults, sumjudge/settings.py)."""
+
+    threshold: float
+    ratio: float
+    sd_ratio: float
+
+    def scored(self, answers, humans, reference=None) -> Gate:
+        """:func:`dispersion_gate` (a score on any scale, every sample counted)."""
+        return dispersion_gate(answers, humans, self.sd_ratio, reference)
+
+    def labels(self, answers, humans, reference=None) -> Gate:
+        """:func:`near_constant` (labels)."""
+        return near_constant(answers, humans, self.threshold, self.ratio, reference)
+
+    def to_params(self) -> dict[str, float]:
+        """Plain values: what the table rules pass as their param ``gate``."""
+        return asdict(self)
+
+    @classmethod
+    def from_params(cls, params: dict[str, float]) -> "NearConstantGate":
+        return cls(**params)
 
 
 def parse_gate(n_valid: int, n_units: int, threshold: float = 0.95) -> ParseGate:

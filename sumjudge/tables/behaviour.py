@@ -7,10 +7,12 @@
 
 The **modal share** of a (judge, dataset, variant, dimension) is the share of its
 valid answers that are its most frequent answer (ties: the smaller answer).
-Invalid replies are counted apart (``n_invalid``), never as an answer. A judge
-whose modal share exceeds ``tables.near_constant`` (default 0.8) is
-*near-constant*: its correlations and accuracies say little, so the tables flag
-its cells and never mark them best (docs/tables.md).
+Invalid replies are counted apart (``n_invalid``), never as an answer. A judge is
+*near-constant* where the leaderboard's gate flags it (:mod:`sumjudge.leaderboard.run_gates`;
+docs/statistics.md, "Gates before verdicts": a score's SD, every sample counted, against the
+least dispersed human's; a label's modal share against the humans'): its correlations and
+accuracies say little, so the tables flag its cells and never mark them best (docs/tables.md).
+``dispersion``, ``human_dispersion`` and ``dispersion_measure`` are that gate's numbers.
 
 A Likert judge with G-Eval's weighted score (``<dimension>_weighted``) gets a second
 judge ``<judge> [weighted]`` right after its own, judged on its own: its modal share
@@ -21,6 +23,7 @@ sees as ties), and its answer distribution is shown in half-point bins
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -33,8 +36,9 @@ NEAR_CONSTANT_NOTE = "near-constant judge: correlations and accuracies are not m
 WEIGHTED_ROW = " [weighted]"  # sumjudge.tables.correlation.WEIGHTED_ROW
 WEIGHTED_DECIMALS = 3         # weighted scores equal to this many decimals are one answer (a tie)
 WEIGHTED_BIN = 0.5            # the behaviour view's bins for weighted scores
+GATE_COLUMNS = ["dispersion", "human_dispersion", "dispersion_measure", "near_constant"]
 COLUMNS = ["judge", "dataset", "variant", "dimension", "answer", "answer_name", "count", "share",
-           "gold_count", "gold_share", "n", "n_invalid", "modal_answer", "modal_share", "near_constant"]
+           "gold_count", "gold_share", "n", "n_invalid", "modal_answer", "modal_share", *GATE_COLUMNS]
 
 
 def _flatten(values) -> np.ndarray:
@@ -96,19 +100,25 @@ def weighted_answers(run: JudgeRun, dimension: str) -> np.ndarray:
     return np.round(pd.to_numeric(ok[col], errors="coerce").to_numpy(dtype=float), WEIGHTED_DECIMALS)
 
 
-def weighted_modal_share(run: JudgeRun, dimension: str) -> float:
-    """The modal share of the run's weighted scores (NaN without any)."""
-    return modal(weighted_answers(run, dimension))[1]
+def behaviour_gates(gates) -> dict[tuple[str, str, str, str], Any]:
+    """(judge row, dataset, variant, answer column) -> the gate of every
+    :class:`sumjudge.leaderboard.run_gates.RunGate` (a weighted row's under ``<judge> [weighted]``)."""
+    return {(g.judge, g.dataset, g.variant, g.answer): g.gate for g in gates}
 
 
-def modal_shares(runs: list[JudgeRun]) -> dict[tuple[str, str, str, str], float]:
-    """(judge, dataset, variant, dimension) -> modal share."""
-    return {(r.judge, r.dataset, r.variant, d): modal(run_answers(r, d))[1]
-            for r in runs for d in dimensions(r) if d in r.frame}
+def gate_columns(gate) -> dict[str, Any]:
+    if gate is None:
+        return {"dispersion": math.nan, "human_dispersion": math.nan, "dispersion_measure": None,
+                "near_constant": False}
+    return {"dispersion": gate.judge, "human_dispersion": gate.human, "dispersion_measure": gate.measure,
+            "near_constant": bool(gate.flagged)}
 
 
-def behaviour_table(runs: list[JudgeRun], humans: dict[str, pd.DataFrame], threshold: float) -> pd.DataFrame:
-    """Long form: one row per (judge, dataset, variant, dimension, answer)."""
+def behaviour_table(runs: list[JudgeRun], humans: dict[str, pd.DataFrame],
+                    gates: dict[tuple[str, str, str, str], Any] | None = None) -> pd.DataFrame:
+    """Long form: one row per (judge, dataset, variant, dimension, answer); ``gates``:
+    :func:`behaviour_gates` (a row without one is not flagged)."""
+    gates = gates or {}
     rows = []
     for run in runs:
         human = humans.get(run.dataset)
@@ -143,14 +153,14 @@ def behaviour_table(runs: list[JudgeRun], humans: dict[str, pd.DataFrame], thres
                              "count": count, "share": count / ok.size if ok.size else math.nan,
                              "gold_count": g, "gold_share": g / gold.size if gold.size else math.nan,
                              "n": int(ok.size), "n_invalid": n_invalid, "modal_answer": mode,
-                             "modal_share": share,
-                             "near_constant": bool(not math.isnan(share) and share > threshold)})
+                             "modal_share": share, **gate_columns(gates.get((run.judge, run.dataset, run.variant,
+                                                                            dim)))})
         if likert:
-            rows += _weighted_rows(run, n_invalid, threshold)
+            rows += _weighted_rows(run, n_invalid, gates)
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def _weighted_rows(run: JudgeRun, n_invalid: int, threshold: float) -> list[dict]:
+def _weighted_rows(run: JudgeRun, n_invalid: int, gates: dict) -> list[dict]:
     """The ``<judge> [weighted]`` rows of a Likert run: half-point bins 1 ... 5, each
     with the modal share of the weighted scores themselves."""
     rows = []
@@ -171,18 +181,17 @@ def _weighted_rows(run: JudgeRun, n_invalid: int, threshold: float) -> list[dict
                          "count": count, "share": count / ok.size if ok.size else math.nan,
                          "gold_count": None, "gold_share": math.nan, "n": int(ok.size), "n_invalid": n_invalid,
                          "modal_answer": mode, "modal_share": share,
-                         "near_constant": bool(not math.isnan(share) and share > threshold)})
+                         **gate_columns(gates.get((run.judge + WEIGHTED_ROW, run.dataset, run.variant, dim)))})
     return rows
 
 
 def summary(df: pd.DataFrame) -> pd.DataFrame:
-    """One row per (judge, dataset, variant, dimension): n, modal answer and share, flag."""
-    if df.empty:
-        return pd.DataFrame(columns=["judge", "dataset", "variant", "dimension", "n", "n_invalid", "modal_answer",
-                                     "modal_share", "near_constant"])
+    """One row per (judge, dataset, variant, dimension): n, modal answer and share, the gate."""
     keys = ["judge", "dataset", "variant", "dimension"]
-    return df.groupby(keys, sort=False, as_index=False).first()[keys + ["n", "n_invalid", "modal_answer",
-                                                                        "modal_share", "near_constant"]]
+    cols = keys + ["n", "n_invalid", "modal_answer", "modal_share", *GATE_COLUMNS]
+    if df.empty:
+        return pd.DataFrame(columns=cols)
+    return df.groupby(keys, sort=False, as_index=False, dropna=False).first()[cols]
 
 
 def panel_title(judge: str, dataset: str, d: pd.DataFrame) -> str:

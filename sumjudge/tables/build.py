@@ -14,8 +14,8 @@ from .errors import TablesInputError, read_parquet
 from ..stats.correction import adjust_table
 from . import accuracy as acc
 from . import correlation as corr
-from .behaviour import modal, run_answers
-from .caveats import annotate, judge_shares, table_caveats
+from ..stats.gates import NearConstantGate
+from .caveats import annotate, table_caveats, table_gates
 from .common import COLUMNS, finalize
 from .inputs import JudgeRun, load_judge_run, load_metric_table, parse_metric_path
 from .latex import accuracy_latex, correlation_latex, examples_latex, table9_latex
@@ -69,19 +69,31 @@ def _log_summary(df: pd.DataFrame, name: str) -> None:
              f" (max |diff| {df.loc[compared, 'diff'].abs().max():.4f})" if compared.any() else "")
 
 
-def _modal_share(run: JudgeRun, dimension: str) -> float:
-    return modal(run_answers(run, dimension))[1]
+def default_gate(settings: TableSettings) -> NearConstantGate:
+    """The near-constant gate of the leaderboard's default settings, at ``settings.near_constant``."""
+    from ..leaderboard.settings import LeaderboardSettings
+
+    return LeaderboardSettings().gate(settings)
+
+
+def judge_gates(runs: list[JudgeRun], humans: dict[str, pd.DataFrame], settings: TableSettings,
+                gate: NearConstantGate | None):
+    """The leaderboard's near-constant gate of every run (:mod:`sumjudge.leaderboard.run_gates`)."""
+    from ..leaderboard.run_gates import run_gates
+
+    return run_gates(runs, humans, settings, gate or default_gate(settings))
 
 
 def with_caveats(df: pd.DataFrame, humans: dict[str, pd.DataFrame], runs: list[JudgeRun],
-                 settings: TableSettings, context: dict | None) -> pd.DataFrame:
-    """The caveat columns (sumjudge.tables.caveats) beside every cell."""
-    return annotate(df, humans, context, judge_shares(runs, _modal_share), settings.near_constant)
+                 settings: TableSettings, context: dict | None, gate: NearConstantGate | None) -> pd.DataFrame:
+    """The caveat columns (sumjudge.tables.caveats) beside every cell, the near-constant flag the
+    leaderboard's gate (``gate``: its parameters; None: the default settings')."""
+    return annotate(df, humans, context, table_gates(judge_gates(runs, humans, settings, gate)))
 
 
 def correlation_table(table: str, data_path: str, metric_paths: list[str], judge_paths: list[str],
                       settings: TableSettings, context: dict | None = None,
-                      specs: Specs | None = None) -> pd.DataFrame:
+                      specs: Specs | None = None, gate: NearConstantGate | None = None) -> pd.DataFrame:
     """Table 1 (SummEval), 2 (Newsroom) or a user's Likert dataset's table: every metric
     row, then every judge's base prompt."""
     spec = table_dataset(table, "correlation", specs)[0]
@@ -92,13 +104,13 @@ def correlation_table(table: str, data_path: str, metric_paths: list[str], judge
     runs = load_runs(judge_paths, settings, {dataset: units}, (dataset,), {dataset: spec})
     rows += corr.judge_rows(runs, spec, weighted=True)
     df = corr.correlation_table(human, rows, spec, corr.table_name(spec), settings, compare="strongest")
-    df = with_caveats(df, {dataset: human}, runs, settings, context)
+    df = with_caveats(df, {dataset: human}, runs, settings, context, gate)
     _log_summary(df, table)
     return df
 
 
 def variants_table(data_path: str, judge_paths: list[str], settings: TableSettings,
-                   context: dict | None = None) -> pd.DataFrame:
+                   context: dict | None = None, gate: NearConstantGate | None = None) -> pd.DataFrame:
     """Table 6: every judge with every SummEval prompt variant, then Annotator_0/1/2."""
     human = read_parquet(data_path, "dataset table")
     units = pd.Index(human["unit_id"].astype(str))
@@ -108,7 +120,7 @@ def variants_table(data_path: str, judge_paths: list[str], settings: TableSettin
     runs.sort(key=lambda r: (r.judge, variant_rank(r.variant)))
     rows = corr.judge_rows(runs, spec, variants=None, weighted=True) + corr.annotator_rows(human, spec)
     df = corr.correlation_table(human, rows, spec, table.label, settings, compare="base")
-    df = with_caveats(df, {spec.name: human}, runs, settings, context)
+    df = with_caveats(df, {spec.name: human}, runs, settings, context, gate)
     _log_summary(df, table.name)
     return df
 
@@ -119,7 +131,7 @@ def variant_rank(variant: str) -> int:
 
 def accuracy_table(table: str, data_paths: dict[str, str], metric_paths: list[str], judge_paths: list[str],
                    settings: TableSettings, context: dict | None = None,
-                   specs: Specs | None = None) -> pd.DataFrame:
+                   specs: Specs | None = None, gate: NearConstantGate | None = None) -> pd.DataFrame:
     """Tables 3-5 or a user's dataset's table: every metric row, then every judge's base
     prompt; one block per dataset."""
     parts = []
@@ -133,7 +145,7 @@ def accuracy_table(table: str, data_paths: dict[str, str], metric_paths: list[st
         runs = load_runs(judge_paths, settings, {dataset: units}, (dataset,), {dataset: spec})
         rows += acc.judge_rows(runs, spec)
         part = acc.accuracy_table(human, rows, spec, settings)
-        parts.append(with_caveats(part, {dataset: human}, runs, settings, context))
+        parts.append(with_caveats(part, {dataset: human}, runs, settings, context, gate))
     df = pd.concat(parts, ignore_index=True) if parts else finalize(pd.DataFrame(columns=COLUMNS))
     df = adjust_table(df, settings.correction)  # one family per row across the table's datasets
     if len(parts) > 1:  # rows in first-appearance order across datasets
@@ -160,7 +172,8 @@ def reply_tables(judge_paths: list[str], data_paths: dict[str, str], settings: T
 
 CAPTION_CI = ("Bold: the unique best per column (none on a tie; never a near-constant judge). Dagger: the "
               "judge differs from the row it is compared with (paired permutation test, p below 0.05 after the tables.correction adjustment over the row's columns). "
-              "Section mark: near-constant judge (modal answer above the tables.near_constant share): "
+              "Section mark: near-constant judge (its answers vary much less than the humans': the leaderboard's "
+              "near-constant gate): "
               "correlations and accuracies are not meaningful. Intervals, raw and adjusted p-values, caveats and repeats are "
               "in the CSV.")
 
@@ -171,7 +184,7 @@ def write_csv(df: pd.DataFrame, path: str | Path) -> None:
 
 def caveat_sentence(df: pd.DataFrame, settings: TableSettings, context: dict | None) -> str:
     """The caveats of a table as caption text: sample size, judge, metric models, gaps."""
-    lines = table_caveats(df, context, settings.near_constant)
+    lines = table_caveats(df, context)
     return (" " + " ".join(line if line.endswith(".") else line + "." for line in lines)) if lines else ""
 
 
@@ -251,12 +264,14 @@ def table9_latex_for(df: pd.DataFrame, settings: TableSettings, context: dict | 
 
 
 def judge_behaviour(judge_paths: list[str], data_paths: dict[str, str], settings: TableSettings,
-                    specs: Specs | None = None):
-    """The judge's answer distribution (sumjudge.tables.behaviour) and every raw reply."""
-    from .behaviour import behaviour_table
+                    specs: Specs | None = None, gate: NearConstantGate | None = None):
+    """The judge's answer distribution (sumjudge.tables.behaviour; its near-constant flag the
+    leaderboard's gate) and every raw reply."""
+    from .behaviour import behaviour_table, behaviour_gates
     from .raw_replies import replies_table
 
     humans = {ds: read_parquet(p, "dataset table") for ds, p in data_paths.items()}
     units = {ds: pd.Index(h["unit_id"].astype(str)) for ds, h in humans.items()}
     runs = load_runs(judge_paths, settings, units, specs=specs)
-    return behaviour_table(runs, humans, settings.near_constant), replies_table(runs)
+    gates = behaviour_gates(judge_gates(runs, humans, settings, gate))
+    return behaviour_table(runs, humans, gates), replies_table(runs)

@@ -9,8 +9,10 @@ Every numeric table (1-6) gets these columns (docs/tables.md):
   of the dataset table behind the cell;
 - ``model_note``: the metric's model (``paper's model``, ``stand-in ..., not the
   paper's``, ``no model``) or the judge's model and whether it is the paper's ChatGPT;
-- ``modal_share``, ``near_constant``: the judge's modal-answer share on that
-  dimension (:mod:`sumjudge.tables.behaviour`) and whether it exceeds ``tables.near_constant``;
+- ``dispersion``, ``human_dispersion``, ``dispersion_measure``, ``near_constant``: the leaderboard's
+  near-constant gate of the judge on that dimension or question (:mod:`sumjudge.leaderboard.run_gates`;
+  docs/statistics.md, "Gates before verdicts"): the judge's SD (scores, every sample) or modal share
+  (labels), the humans' against which it is judged, which of the two, and whether the gate flags it;
 - ``published_note``: ``published value not in this copy`` where the paper's
   value is missing from ``sumjudge/tables/published.csv`` (or the row has no paper counterpart);
 - ``caveat``: all of the above as one sentence.
@@ -31,14 +33,15 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .behaviour import NEAR_CONSTANT_NOTE
+from .behaviour import NEAR_CONSTANT_NOTE, gate_columns
 from .common import DATASET_LABELS
 from .rows import FACTUALITY_METRICS, SCORE_METRICS, is_paper_model, metric_model
 
 PAPER_JUDGE_MODEL = "gpt-3.5-turbo-0301"
 NOT_IN_COPY = "published value not in this copy"
 DOC_COLUMNS = ("doc_id", "post_id")
-CAVEAT_COLUMNS = ["n_units", "n_docs", "model_note", "modal_share", "near_constant", "published_note", "caveat"]
+CAVEAT_COLUMNS = ["n_units", "n_docs", "model_note", "dispersion", "human_dispersion", "dispersion_measure",
+                  "near_constant", "published_note", "caveat"]
 _BY_LABEL = {v: k for k, v in DATASET_LABELS.items()}
 _METRIC_SPECS = {**{m.name: m for m in SCORE_METRICS}, **{m.printed(compares=True): m for m in SCORE_METRICS},
                  **{m.name: m for m in FACTUALITY_METRICS.values()}}
@@ -124,12 +127,18 @@ def _model_note(cell: pd.Series, context: dict | None) -> str:
     return f"paper's model {model}"
 
 
+def near_constant_words(gate) -> str:
+    """The caveat of a flagged judge: what the gate measured."""
+    why = gate.reason.split(": ", 1)[-1]
+    return f"{NEAR_CONSTANT_NOTE} ({why})"
+
+
 def annotate(df: pd.DataFrame, humans: dict[str, pd.DataFrame], context: dict | None,
-             shares: dict[tuple[str, str], float] | None = None, threshold: float = 0.8) -> pd.DataFrame:
+             gates: dict[tuple[str, str, str], Any] | None = None) -> pd.DataFrame:
     """Add the caveat columns to a long-form table.
 
-    ``humans``: dataset key -> its dataset table; ``shares``: (row, dimension or
-    dataset label) -> the judge's modal share (:func:`judge_shares`)."""
+    ``humans``: dataset key -> its dataset table; ``gates``: (row, dataset label, dimension) ->
+    the judge's near-constant gate there (:func:`table_gates`)."""
     df = df.copy()
     for c in CAVEAT_COLUMNS:
         df[c] = pd.Series([None] * len(df), index=df.index, dtype=object)
@@ -143,58 +152,35 @@ def annotate(df: pd.DataFrame, humans: dict[str, pd.DataFrame], context: dict | 
         row_sub = cell.get("subset")
         if isinstance(row_sub, str) and row_sub not in ("", "all"):
             sub = f"{sub}; {row_sub}" if sub != "all" else row_sub
-        share = math.nan
-        if cell.get("kind") == "judge" and shares:
-            share = shares.get((cell["row"], cell["dimension"]), shares.get((cell["row"], cell["dataset"]), math.nan))
-        near = bool(not math.isnan(share) and share > threshold)
+        gate = (gates or {}).get((cell["row"], cell["dataset"], cell["dimension"])) \
+            if cell.get("kind") == "judge" else None
         pub = NOT_IN_COPY if pd.isna(cell.get("published")) else None
         note = _model_note(cell, context)
         words = unit_words(key, context)
         parts = [f"{n_docs} {DATASET_LABELS.get(key, key)} {_docs_word(n_docs)}, {n_units} {words} ({sub})", note]
-        if near:
-            parts.append(f"{NEAR_CONSTANT_NOTE} (modal share {share:.2f})")
+        if gate is not None and gate.flagged:
+            parts.append(near_constant_words(gate))
         if pub:
             parts.append(pub)
-        df.at[i, "subset"] = sub
-        df.at[i, "n_units"] = n_units
-        df.at[i, "n_docs"] = n_docs
-        df.at[i, "model_note"] = note
-        df.at[i, "modal_share"] = share
-        df.at[i, "near_constant"] = near
-        df.at[i, "published_note"] = pub
-        df.at[i, "caveat"] = "; ".join(parts)
+        fields = {"subset": sub, "n_units": n_units, "n_docs": n_docs, "model_note": note, **gate_columns(gate),
+                  "published_note": pub, "caveat": "; ".join(parts)}
+        for k, v in fields.items():
+            df.at[i, k] = v
     df["near_constant"] = df["near_constant"].astype(bool)
     return df
 
 
-def judge_shares(runs, modal_share_fn) -> dict[tuple[str, str], float]:
-    """(row name, dimension) and (row name, dataset label) -> modal share, for every run.
-
-    A run with weighted scores also gives its ``<row> [weighted]`` row's shares, from
-    the weighted scores (sumjudge.tables.behaviour.weighted_modal_share): each row is
-    flagged near-constant on its own answers."""
-    from .behaviour import WEIGHTED_ROW, dimensions, weighted_modal_share
-    from .rows import judge_row
-
-    out = {}
-    for run in runs:
-        row = judge_row(run.judge, run.variant)
-        for dim in dimensions(run):
-            if dim in run.frame:
-                s = modal_share_fn(run, dim)
-                out[(row, dim)] = s
-                out[(row, DATASET_LABELS.get(run.dataset, run.dataset))] = s
-                w = weighted_modal_share(run, dim)
-                if not math.isnan(w):
-                    out[(row + WEIGHTED_ROW, dim)] = w
-    return out
+def table_gates(gates) -> dict[tuple[str, str, str], Any]:
+    """(row, dataset label, dimension) -> the gate of every :class:`sumjudge.leaderboard.run_gates.RunGate`:
+    each row, a ``<row> [weighted]`` row included, flagged on its own answers."""
+    return {(g.row, g.label, g.dimension): g.gate for g in gates}
 
 
 def _flag(v) -> bool:
     return str(v).strip().lower() in ("true", "1", "1.0")
 
 
-def table_caveats(df: pd.DataFrame, context: dict | None = None, threshold: float = 0.8) -> list[str]:
+def table_caveats(df: pd.DataFrame, context: dict | None = None) -> list[str]:
     """The lines a reader must see beside a numeric table."""
     if df is None or df.empty or "caveat" not in df:
         return []
@@ -232,7 +218,8 @@ def table_caveats(df: pd.DataFrame, context: dict | None = None, threshold: floa
     for row, g in near.groupby("row", sort=False):
         accuracy = g["level"].eq("accuracy").all()
         dims = ", ".join(dict.fromkeys(g["dataset"] if accuracy else g["dataset"] + " " + g["dimension"]))
-        lines.append(f"{row} on {dims}: {NEAR_CONSTANT_NOTE} (modal share above {threshold:g}); never marked best.")
+        lines.append(f"{row} on {dims}: {NEAR_CONSTANT_NOTE} (its answers vary much less than the humans': "
+                     "the leaderboard's near-constant gate); never marked best.")
     missing = df["published_note"].notna() & df["published_note"].astype(str).ne("") \
         & df["published_note"].astype(str).ne("nan")
     if missing.any():

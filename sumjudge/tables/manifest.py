@@ -233,24 +233,36 @@ def used_sources(dataset_files: list[str]) -> set[str] | None:
     return used
 
 
-def worktree_patch(repo: str | Path, out_dir: str | Path | None) -> dict[str, Any]:
-    """``git diff HEAD`` of tracked files; written to ``out_dir/provenance/worktree.patch``
-    (empty for a clean tree) when ``out_dir`` is given."""
+NO_GIT = "# not a git checkout: no patch against a commit (the manifest's code_version names the code)\n"
+
+
+def _git_diff(repo: str | Path) -> tuple[bytes, str] | None:
+    """(``git diff HEAD`` of tracked files, HEAD), or None outside a git checkout."""
     try:
         diff = subprocess.run(["git", "-C", str(repo), "diff", "HEAD", "--binary"], capture_output=True,
                               timeout=60)
         head = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True,
                               timeout=10)
     except (OSError, subprocess.SubprocessError):
-        return {"git": False}
-    if diff.returncode != 0:
-        return {"git": False}
-    patch = diff.stdout
-    info: dict[str, Any] = {"git": True, "head": head.stdout.strip(), "dirty": bool(patch),
-                            "patch_sha256": hashlib.sha256(patch).hexdigest() if patch else None}
+        return None
+    return (diff.stdout, head.stdout.strip()) if diff.returncode == 0 else None
+
+
+def worktree_patch(repo: str | Path, out_dir: str | Path | None) -> dict[str, Any]:
+    """``git diff HEAD`` of tracked files; written to ``out_dir/provenance/worktree.patch``
+    (empty for a clean tree; a one-line note outside a git checkout, so the rule's output
+    exists either way) when ``out_dir`` is given."""
+    found = _git_diff(repo)
+    info: dict[str, Any] = {"git": False}
+    text = NO_GIT
+    if found is not None:
+        patch, head = found
+        info = {"git": True, "head": head, "dirty": bool(patch),
+                "patch_sha256": hashlib.sha256(patch).hexdigest() if patch else None}
+        text = patch.decode("utf-8", "replace")
     if out_dir is not None:
         target = Path(out_dir) / PATCH_FILE
-        write_text(patch.decode("utf-8", "replace"), target)
+        write_text(text, target)
         info["patch_file"] = str(target)
     return info
 

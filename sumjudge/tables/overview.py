@@ -172,13 +172,11 @@ def landing_caveats(manifest: dict[str, Any], tables: dict[str, pd.DataFrame]) -
 
 def render(tables: dict[str, pd.DataFrame], chart_svg: str, judge_vs_best: pd.DataFrame, usage: pd.DataFrame,
            manifest: dict[str, Any], context: dict[str, Any], behaviour_svg: str = "",
-           behaviour: pd.DataFrame | None = None, prompts: dict[str, str] | None = None,
-           threshold: float = 0.8) -> str:
+           behaviour: pd.DataFrame | None = None, prompts: dict[str, str] | None = None) -> str:
     """The page; ``context``: the tables' context (:func:`sumjudge.tables.caveats.table_context`,
-    the rule's param) for each table's caveats; ``threshold``: config ``tables.near_constant``."""
+    the rule's param) for each table's caveats."""
     from ..datasets import BUILTIN
     from .caveats import table_caveats
-
 
     kind = lambda df: "accuracy" if _accuracy(df) else "correlation at three levels"  # noqa: E731
     titles = {**TITLES, **{k: (f"{BUILTIN[k].label}, beyond the paper ({kind(df)})" if k in BUILTIN
@@ -208,8 +206,11 @@ def render(tables: dict[str, pd.DataFrame], chart_svg: str, judge_vs_best: pd.Da
              "<details><summary>Chart data</summary>", plain_table(judge_vs_best), "</details>",
              "<h2 id='behaviour'>The judge's own answers</h2>",
              f"<p>Share of each answer per judge and dataset (base prompt), beside the human gold balance where "
-             f"there is one. A judge whose modal answer covers more than {threshold:g} of its answers is "
-             "near-constant: its correlations and accuracies are not meaningful. Data: judge_behaviour.csv.</p>",
+             "there is one. A judge whose answers vary much less than the humans' own is near-constant (the "
+             "leaderboard's gate: a score's SD, every sample counted, under leaderboard.near_constant_sd_ratio of "
+             "the least dispersed human's; a label's modal share above tables.near_constant with its other answers "
+             "under leaderboard.near_constant_ratio of the humans'): its correlations and accuracies are not "
+             "meaningful. Data: judge_behaviour.csv.</p>",
              behaviour_svg]
     if behaviour is not None and len(behaviour):
         from .behaviour import summary
@@ -220,7 +221,7 @@ def render(tables: dict[str, pd.DataFrame], chart_svg: str, judge_vs_best: pd.Da
         if df is None:
             continue
         parts.append(f"<h2 id='{key}'>{_e(title)}</h2>")
-        parts.append(caveat_box(table_caveats(df, context, threshold) or _reply_caveats(df, context)))
+        parts.append(caveat_box(table_caveats(df, context) or _reply_caveats(df, context)))
         if key in NOTES:
             parts.append(f"<p>{_e(NOTES[key])}</p>")
         if key in ("table7", "table8"):

@@ -260,6 +260,26 @@ def test_stats_prune_export(tmp_path):
     assert out.returncode != 0 and "judges with tables: fake" in out.stderr
 
 
+def test_stats_say_why_there_are_more_entries_than_units(tmp_path):
+    """A judge asking for logprobs keeps two entries per unit (its reply, and the labels under the
+    request without logprobs) for one request: stats count each kind, and tokens once."""
+    from sumjudge.judge.cache_cli import kinds_note, stats
+    from sumjudge.judge.run import label_entries
+    from sumjudge.judge.transport import Result
+
+    weighted = remote("http://x/v1", top_logprobs=5)
+    planned = plan_requests(units(3), "summeval", load_template(TEMPLATE), weighted)
+    cache = fill(tmp_path / "c", units(3), weighted)
+    label_entries(planned, [Result(p.request.key, cache.get(p.request.key), cached=True) for p in planned], cache)
+    fill(tmp_path / "c", units(5).iloc[3:], remote("http://x/v1"))
+    rows = stats(str(tmp_path / "c"), str(tmp_path / "results"), str(tmp_path / "none.yaml"))
+    kinds = {r["kind"]: (r["entries"], r["prompt_tokens"]) for r in rows}
+    assert kinds == {"logprobs": (3, 300), "label copy": (3, 0), "reply": (2, 200)}
+    note = kinds_note(rows)
+    assert note.startswith("8 entries: 2 replies to requests without logprobs; 3 replies to requests with logprobs")
+    assert note.endswith("Replies received: 5.")
+
+
 # ---------------------------------------------------------------- secrets
 
 @pytest.mark.parametrize("settings, key", [

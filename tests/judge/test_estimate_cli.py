@@ -63,3 +63,35 @@ def test_a_config_error_is_one_line_naming_the_file(checkout, capsys):
     err = capsys.readouterr().err
     assert err.startswith("error: bad.yaml: config key 'judges.mine.api_key' is not allowed here")
     assert len(err.splitlines()) == 1 and "sk-NOT-A-KEY" not in err
+
+
+def test_the_estimate_counts_what_the_judge_sends(tmp_path):
+    """Summaries repeated within a document render the same prompt: the transport sends that
+    request once (split_cached), so the estimate counts and prices it once (the slice: 219
+    units, 215 requests sent, 4 shared)."""
+    from sumjudge.judge.cache import ResponseCache
+    from sumjudge.judge.estimate import estimate
+    from sumjudge.judge.spec import judge_spec
+    from sumjudge.judge.transport import Stats, split_cached
+
+    units = summeval_units(8)
+    units.loc[3, "summary"] = units.loc[2, "summary"]  # d0: summary 3 repeats summary 2
+    units.loc[6, "summary"] = units.loc[4, "summary"]  # d1: summary 6 repeats summary 4
+    units.loc[5, "summary"] = units.loc[0, "summary"]  # another document's summary: another prompt
+    spec = judge_spec("paid", {**OPENAI["judges"]["gpt-4.1-mini"], "top_logprobs": None})
+    args = ({"summeval": units}, {"paid": spec}, {"summeval": ["base"]}, str(tmp_path / "cache"), str(REPO / "prompts"))
+    row = estimate(*args).iloc[0]
+    assert row[["requests", "cached", "shared", "to_send"]].tolist() == [8, 0, 2, 6]
+    planned = plan_of(units, spec)
+    _, todo, duplicates = split_cached([p.request for p in planned], ResponseCache(tmp_path / "c2"), Stats(),
+                                       lambda r: None)
+    assert (len(todo), len(duplicates)) == (row["to_send"], row["shared"])
+    distinct = estimate({"summeval": units.drop(index=[3, 6])}, *args[1:]).iloc[0]
+    assert (row["input_tokens"], row["cost_usd_expected"]) == (distinct["input_tokens"], distinct["cost_usd_expected"])
+
+
+def plan_of(units, spec):
+    from sumjudge.judge.prompts import load_template
+    from sumjudge.judge.run import plan_requests
+
+    return plan_requests(units, "summeval", load_template(REPO / "prompts/likert_summeval.txt"), spec)

@@ -19,6 +19,7 @@ def _human(tmp_path):
     rows = [{"unit_id": f"d{d}/M{s}", "doc_id": f"d{d}", "system": f"M{s}",
              **{k: float(rng.integers(1, 6)) for k in DIMS}} for d in range(5) for s in range(6)]
     h = pd.DataFrame(rows)
+    h = h.assign(**{f"{k}_expert{e}": h[k] for k in DIMS for e in range(3)})  # the humans Table 1's gate reads
     p = tmp_path / "data" / "summeval.parquet"
     p.parent.mkdir(parents=True)
     h.to_parquet(p)

@@ -15,8 +15,6 @@ from sumjudge.judge.spec import EMBEDDED_TOP_LOGPROBS, judge_spec
 from support.fake_openai import FakeOpenAIServer, default_logprobs, logprob_item
 from support.judge_units import summeval_units
 from sumjudge.tables.behaviour import behaviour_table
-from sumjudge.tables.build import _modal_share
-from sumjudge.tables.caveats import judge_shares
 from sumjudge.tables.inputs import JudgeRun
 from support.harness import REPO
 
@@ -185,31 +183,51 @@ def test_top_logprobs_step_matches_a_full_sort():
 
 # ---------------------------------------------------------------- tables
 
-def _run(n: int = 20) -> JudgeRun:
-    frame = pd.DataFrame({"unit_id": [f"u{i}" for i in range(n)], "sample": 0, "status": "ok"})
+def _run(n: int = 40) -> JudgeRun:
+    frame = pd.DataFrame({"unit_id": [f"d{i // 5}/M{i % 5}" for i in range(n)], "sample": 0, "status": "ok"})
     for d in ("coherence", "consistency", "fluency", "relevance"):
         frame[d] = [4.0] * (n - 1) + [3.0]                       # near-constant integers
-        frame[d + "_weighted"] = np.linspace(3.6, 4.3, n)        # spread weighted scores
+        frame[d + "_weighted"] = np.linspace(1.2, 4.8, n)        # spread weighted scores
     return JudgeRun("qwen", "summeval", "base", "x.parquet", frame)
 
 
+def _humans(run: JudgeRun) -> dict:
+    """Three experts who agree, spread over 1-5 (SD 1.41)."""
+    h = run.frame[["unit_id"]].assign(doc_id=lambda f: f["unit_id"].str.split("/").str[0],
+                                      system=lambda f: f["unit_id"].str.split("/").str[1])
+    for d in ("coherence", "consistency", "fluency", "relevance"):
+        h[d] = 1.0 + np.arange(len(h)) % 5
+        for k in range(3):
+            h[f"{d}_expert{k}"] = h[d]
+    return {"summeval": h}
+
+
+def _behaviour(run: JudgeRun) -> pd.DataFrame:
+    from sumjudge.tables.behaviour import behaviour_gates
+    from sumjudge.tables.build import judge_gates
+    from sumjudge.tables.settings import TableSettings
+
+    humans = _humans(run)
+    return behaviour_table([run], humans, behaviour_gates(judge_gates([run], humans, TableSettings(), None)))
+
+
 def test_near_constant_is_judged_per_row():
-    shares = judge_shares([_run()], _modal_share)
-    assert shares[("qwen", "coherence")] == pytest.approx(0.95)
-    assert shares[("qwen [weighted]", "coherence")] == pytest.approx(1 / 20)
-    beh = behaviour_table([_run()], {}, 0.8)
+    """Each row on its own answers, by the leaderboard's gate (SD against the humans')."""
+    beh = _behaviour(_run())
     flags = beh.groupby("judge")["near_constant"].any()
     assert bool(flags["qwen"]) and not bool(flags["qwen [weighted]"])
     w = beh[(beh["judge"] == "qwen [weighted]") & (beh["dimension"] == "fluency")]
     assert w["answer"].tolist() == [1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5.0]
-    assert w["count"].sum() == 20 and w.set_index("answer").loc[4.0, "count"] == int(
-        (np.floor(np.linspace(3.6, 4.3, 20) * 2 + 0.5) / 2 == 4.0).sum())
+    assert w["count"].sum() == 40 and w.set_index("answer").loc[4.0, "count"] == int(
+        (np.floor(np.linspace(1.2, 4.8, 40) * 2 + 0.5) / 2 == 4.0).sum())
 
 
 def test_weighted_scores_equal_to_three_decimals_are_ties():
     run = _run()
-    run.frame["fluency_weighted"] = 4.0 + np.arange(20) * 1e-5  # "different" only below 1e-3
-    assert judge_shares([run], _modal_share)[("qwen [weighted]", "fluency")] == pytest.approx(1.0)
+    run.frame["fluency_weighted"] = 4.0 + np.arange(40) * 1e-5  # "different" only below 1e-3
+    beh = _behaviour(run)
+    w = beh[(beh["judge"] == "qwen [weighted]") & (beh["dimension"] == "fluency")].iloc[0]
+    assert w["modal_share"] == pytest.approx(1.0) and bool(w["near_constant"])
 
 
 # ---------------------------------------------------------------- the embedded engine

@@ -123,20 +123,28 @@ def test_pairwise_with_ties_jury(tmp_path):
 
 
 def test_usage_sums_the_members_cost_and_time(tmp_path):
+    """A member is priced by the leaderboard's rule (sumjudge.judge.cost.runs_usd): the embedded member at
+    price_per_hour x its run's wall time, never its replies' latencies; unknown stays unknown, with why."""
     human = likert_human().head(4)
     tables = {m: judge_table(human, "summeval", seed=i, invalid_rate=0.0) for i, m in enumerate("abc")}
-    tables["b"] = tables["b"].assign(latency_s=2.5)  # the embedded member's own seconds per reply
+    tables["b"] = tables["b"].assign(latency_s=2.5)  # 4 x 2.5 s of latencies: not what the leaderboard charges
     usages = {"a": {"total_cost_usd": 0.25, "priced": True, "wall_s": 7.0},
-              "b": {"total_cost_usd": 0.0, "priced": True, "wall_s": 0.1},  # a rebuild from the cache: 0.1 s
+              "b": {"total_cost_usd": 0.0, "priced": True, "wall_s": 20.0},  # 20 s at 3.6 USD per hour
               "c": {"total_cost_usd": 0.0, "priced": True, "wall_s": 0.0}}
     jury, members = specs()
-    _, usage = build_jury(jury, members, write(tmp_path, tables, "summeval", usages), human, get("summeval"),
-                          "base")
-    # the embedded member: 4 replies x 2.5 s at 3.6 USD per hour = 0.01 USD (its latencies, not the rebuild's 0.1 s)
-    assert usage["members_cost_usd"] == {"a": 0.25, "b": 0.01, "c": 0.0}
-    assert usage["total_cost_usd"] == pytest.approx(0.26) and usage["priced"] is True
-    assert usage["wall_s"] == pytest.approx(7.0 + 10.0 + 0.0)
+
+    def usage():
+        return build_jury(jury, members, write(tmp_path, tables, "summeval", usages), human, get("summeval"),
+                          "base")[1]
+
+    u = usage()
+    assert u["members_cost_usd"] == {"a": 0.25, "b": 0.02, "c": 0.0} and "cost_note" not in u
+    assert u["total_cost_usd"] == pytest.approx(0.27) and u["priced"] is True
+    assert u["wall_s"] == pytest.approx(7.0 + 20.0 + 0.0)
+    # a rebuild of the embedded member from the cache took a rebuild's time, not the judge's: not measured
+    usages["b"] = {"total_cost_usd": 0.0, "priced": True, "wall_s": 0.1, "cache_hits": 4}
+    u = usage()
+    assert u["members_cost_usd"]["b"] == "not measured" and u["cost_note"] == "not measured"
+    assert u["total_cost_usd"] is None and u["priced"] is False and u["wall_s"] is None  # unknown, never 0
     usages["a"] = {"total_cost_usd": None, "priced": False}
-    _, usage = build_jury(jury, members, write(tmp_path, tables, "summeval", usages), human, get("summeval"),
-                          "base")
-    assert usage["total_cost_usd"] is None and usage["priced"] is False  # unknown, never 0
+    assert usage()["cost_note"] == "not priced"

@@ -19,10 +19,13 @@ SETTINGS = TableSettings(bootstrap_resamples=100, seed=5)
 
 
 def human_table(n_docs=12, n_sys=8, seed=0):
+    """SummEval-shaped: the reference per dimension, and the three experts' columns (here equal to it)
+    that Table 1's near-constant gate reads as the humans (the leaderboard's gate)."""
     rng = np.random.default_rng(seed)
-    return pd.DataFrame([{"unit_id": f"d{d}/M{s}", "doc_id": f"d{d}", "system": f"M{s}",
-                          **{k: float(np.clip(rng.normal(3 + 0.2 * s, 1), 1, 5)) for k in DIMS}}
-                         for d in range(n_docs) for s in range(n_sys)])
+    t = pd.DataFrame([{"unit_id": f"d{d}/M{s}", "doc_id": f"d{d}", "system": f"M{s}",
+                       **{k: float(np.clip(rng.normal(3 + 0.2 * s, 1), 1, 5)) for k in DIMS}}
+                      for d in range(n_docs) for s in range(n_sys)])
+    return t.assign(**{f"{k}_expert{e}": t[k] for k in DIMS for e in range(3)})
 
 
 def member(human, noise, seed):

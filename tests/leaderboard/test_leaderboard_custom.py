@@ -113,8 +113,9 @@ def test_custom_datasets_on_the_leaderboard_through_the_workflow(tmp_path):
     judge = c[c["kind"] == "judge"]
     assert judge["alt_verdict"].notna().all() and len(judge) == 4
     # the leaderboard's settings are params Snakemake compares: a changed epsilon reruns the
-    # leaderboard job and no table or judge job (the manifest, which records the config, is rebuilt
-    # as on any config change), and nothing changed reruns nothing (no key needed: nothing is sent)
+    # leaderboard job and the manifest (which records the whole config, and whose caveats the page
+    # prints since issue 34), nothing else; nothing changed reruns nothing (no key needed: nothing
+    # is sent)
     def dry_run(extra: dict):
         (tmp_path / "extra.yaml").write_text(yaml.safe_dump(extra))
         out = harness.snakemake(tmp_path, "-n", "--cores", "1", "results/leaderboard/leaderboard.csv",

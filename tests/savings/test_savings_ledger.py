@@ -92,10 +92,14 @@ def test_a_missing_answer_gets_the_rows_mean_over_its_system():
     assert share == pytest.approx(4 / 8)
 
 
-def test_adjacent_pairs_follow_the_human_ranking():
-    human = np.array([[1.0, 5, 3, 2], [1.0, 4, 3, np.nan]])
+def test_adjacent_pairs_follow_the_human_ranking_among_systems_that_share_documents():
+    human = np.array([[1.0, 5, 3, 2], [1.0, 4, 3, 2], [1.0, 4, 3, np.nan], [1.0, 5, 3, 2]])
     assert system_pairs(human, ("w", "x", "y", "z"), "adjacent") == [(1, 2), (2, 3), (3, 0)]
     assert len(system_pairs(human, ("w", "x", "y", "z"), "all")) == 6
+    # z in 2 documents only: it meets no system in 3, the next-ranked with 3 shared is skipped to
+    human[1, 3] = np.nan
+    assert system_pairs(human, ("w", "x", "y", "z"), "adjacent") == [(1, 2), (2, 0)]
+    assert len(system_pairs(human, ("w", "x", "y", "z"), "all")) == 3
 
 
 def _ledger(tmp_path, settings=FAST):

@@ -489,7 +489,7 @@ def test_behaviour_compares_each_question_with_its_own_gold(helm):
 
     runs = [_run(HELM, helm, np.zeros(len(helm)), name="j"),
             _run(HELM, helm, np.zeros(len(helm)), variant="informative", name="j")]
-    beh = behaviour_table(runs, {"helm_news": helm}, 0.8)
+    beh = behaviour_table(runs, {"helm_news": helm})
     gold = {(v, a): g for v, a, g in zip(beh["variant"], beh["answer_name"], beh["gold_count"])}
     for variant, q in (("base", "overall"), ("informative", "informative")):
         counts = helm[q].value_counts()

@@ -439,11 +439,12 @@ def test_caveat_columns(workdir):
 
 
 def test_behaviour_counts_and_modal_share(workdir):
-    from sumjudge.tables.behaviour import behaviour_table, summary
+    from sumjudge.tables.behaviour import behaviour_gates, behaviour_table, summary
 
     runs = build.load_runs(workdir["judges"], SETTINGS)
     humans = {ds: pd.read_parquet(p) for ds, p in workdir["data"].items()}
-    b = behaviour_table(runs, humans, 0.8)
+    gates = build.judge_gates(runs, humans, SETTINGS, None)
+    b = behaviour_table(runs, humans, behaviour_gates(gates))
     run = next(r for r in runs if r.dataset == "qags_cnn")
     ok = run.frame[run.frame["status"] == "ok"]["label"]
     yes = b[(b["dataset"] == "QAGS_CNN") & (b["answer"] == 1)].iloc[0]
@@ -452,7 +453,11 @@ def test_behaviour_counts_and_modal_share(workdir):
     share = max((ok == 1).mean(), (ok == 0).mean())
     s = summary(b)
     row = s[(s["dataset"] == "QAGS_CNN") & (s["variant"] == "base")].iloc[0]
-    assert row["modal_share"] == pytest.approx(share) and bool(row["near_constant"]) == (share > 0.8)
+    # the flag is the leaderboard's gate (a label's: the modal share of every sample's valid answer against
+    # the humans'), no longer "modal share above tables.near_constant" alone
+    gate = next(g.gate for g in gates if (g.judge, g.dataset, g.variant) == ("stub", "qags_cnn", "base"))
+    assert row["modal_share"] == pytest.approx(share) == pytest.approx(row["dispersion"])
+    assert row["dispersion_measure"] == "modal share" and bool(row["near_constant"]) == gate.flagged
     likert = b[(b["dataset"] == "SummEval") & (b["variant"] == "base") & (b["dimension"] == "fluency")]
     assert list(likert.loc[likert["judge"] == "stub", "answer"]) == [1, 2, 3, 4, 5]
     assert likert.loc[likert["judge"] == "stub", "share"].sum() == pytest.approx(1)
@@ -477,7 +482,7 @@ def test_near_constant_judge_is_flagged_and_never_bold(workdir, tmp_path):
     # a perfect metric too, so the flagged judge would otherwise tie or win
     t5 = build.accuracy_table("table5", {"qags_cnn": d["qags_cnn"]}, [], [str(path)], SETTINGS)
     judge = cell(t5, "yes", dataset="QAGS_CNN")
-    assert judge["modal_share"] == 1.0 and bool(judge["near_constant"])
+    assert judge["dispersion"] == 1.0 and judge["dispersion_measure"] == "modal share" and bool(judge["near_constant"])
     assert "near-constant judge: correlations and accuracies are not meaningful" in judge["caveat"]
     tex = build.accuracy_latex_for("table5", t5, SETTINGS)
     line = next(x for x in tex.splitlines() if x.startswith("yes &"))
@@ -547,3 +552,12 @@ def test_manifest_marks_pinned_sources_the_config_does_not_read(tmp_path):
     write_parquet(pd.DataFrame({"unit_id": ["a"]}), tmp_path / "old.parquet", {"dataset": "tldr"})
     assert used_sources([str(table), str(tmp_path / "old.parquet")]) is None
     assert all("used" not in s for s in data_sources(["tldr"], None, tmp_path / "raw", None))
+
+
+def test_the_worktree_patch_is_written_outside_a_git_checkout_too(tmp_path):
+    """Rule manifest's output worktree.patch must exist where the code is not a git checkout (a copy of
+    the code, a tarball): it failed with a missing output there; now it holds a one-line note."""
+    from sumjudge.tables.manifest import NO_GIT, PATCH_FILE, worktree_patch
+
+    info = worktree_patch(tmp_path / "not-a-checkout", tmp_path / "results")
+    assert info["git"] is False and (tmp_path / "results" / PATCH_FILE).read_text() == NO_GIT

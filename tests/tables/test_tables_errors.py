@@ -8,6 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from sumjudge.leaderboard.settings import LeaderboardSettings
 from sumjudge.tables.errors import TablesInputError
 from sumjudge.tables.inputs import load_judge_run, load_metric_table
 from sumjudge.tables.settings import TableSettings
@@ -95,6 +96,9 @@ def test_bad_config_value_names_the_key(section, key, value):
     assert f"{section}.{key}" in str(e.value) and repr(value) in str(e.value) and "allowed values" in str(e.value)
 
 
+GATE = LeaderboardSettings().gate(TableSettings()).to_params()  # the rule's param gate
+
+
 def _run_script(tmp_path, script: str, settings: dict, **env: str) -> subprocess.CompletedProcess:
     """Run a rule script as Snakemake does (a separate Python with a global `snakemake`)."""
     log = tmp_path / "rule.log"
@@ -102,7 +106,7 @@ def _run_script(tmp_path, script: str, settings: dict, **env: str) -> subprocess
         import runpy, types
         sm = types.SimpleNamespace(
             scriptdir={str(ROOT / 'scripts')!r}, rule="correlation_table", log=[{str(log)!r}],
-            params=types.SimpleNamespace(settings={settings!r}, context={{}}),
+            params=types.SimpleNamespace(settings={settings!r}, context={{}}, gate={GATE!r}),
             wildcards=types.SimpleNamespace(table="table1"), config={{}},
             input=types.SimpleNamespace(data={str(tmp_path / 'missing.parquet')!r}, metrics=[], judges=[]),
             output=types.SimpleNamespace(csv={str(tmp_path / 'out.csv')!r}, tex={str(tmp_path / 'out.tex')!r}))

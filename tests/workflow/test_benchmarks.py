@@ -17,7 +17,8 @@ SMALLEST = {
     "alttest_reproduce.py": ([], [r"6 of 6 published numbers reproduced to two decimals"]),
     "judge_cost.py": (["--price-input", "0.0004", "--price-cached-input", "0.0001", "--price-output", "0.0016",
                        "--requests", "10"],
-                      [r"\n\s+live\s+10508\s", r"\n\s+batch\s+10508\s", r"live, cached prefixes\s+10508",
+                      # 10,136 requests sent for 10,508 units x samples: 372 repeat a prompt of their document
+                      [r"\n\s+live\s+10136\s", r"\n\s+batch\s+10136\s", r"live, cached prefixes\s+10136",
                        r"share of live: live 1\.000, batch 0\.500", r"achieved_rpm"]),
     "jury_coverage.py": (["--datasets", "2", "--docs", "10", "--resamples", "20", "--population", "200",
                           "--scenarios", "copies"], [r"copies: 2 datasets x 10 documents",
@@ -34,10 +35,13 @@ SMALLEST = {
     "savings_ppi_check.py": (["--draws", "20"], [r"largest difference from ppi_py \(estimate, interval bounds\): \S+",
                                                  r"vectorised: [\d.]+ s; ppi_py, one call per cell: [\d.]+ s"]),
     "savings_summeval.py": (["--resamples", "20"], [r"2 imported judges \+ 3 held-out experts, 20 draws x n "
-                                                    r"\[10, 25, 50\]: [\d.]+ s wall, [\d.]+ s CPU \(1860 cells",
+                                                    r"\[10, 25, 50\], interval pooled: [\d.]+ s wall, "
+                                                    r"[\d.]+ s CPU \(1860 cells", r"== interval t: coverage",
                                                     r"largest difference from ppi_py on a first draw"]),
     "share_export.py": (["--report-mb", "1", "--files", "20"], [r"secret scan alone: [\d.]+ s",
                                                                  r"share export: [\d.]+ s wall"]),
+    "verdict_calibration.py": (["--small"], [r"verdict calibration: 2 datasets, 4 draws, 19 judge kinds",
+                                              r"\| reference \| 100 \| 100 \|"]),
     "weighted_scores.py": (["--judge", "qwen-0.5b", "--docs", "1", "--systems", "2", "--no-logits-all"],
                            [r"\nweighted\s+[\d.]+\s+[\d.]+", r"\ninteger\s+[\d.]+\s+1\.00"]),
 }
@@ -58,7 +62,8 @@ def test_benchmark_prints_its_figures(script, mirror, tmp_path):
     extra = {"alttest_reproduce.py": [str(tmp_path / "alttest")], "bootstrap_schemes.py": ["--cache", str(tmp_path)], "leaderboard_build.py": ["--mirror", str(mirror)],
              "savings_ppi_check.py": ["--mirror", str(mirror)], "savings_summeval.py": ["--mirror", str(mirror)],
              "leaderboard_slice.py": ["--workdir", str(tmp_path / "run"), "--log", str(tmp_path / "log"),
-                                      "--mirror", str(mirror)]}.get(script, [])
+                                      "--mirror", str(mirror)],
+             "verdict_calibration.py": ["--mirror", str(mirror), "--out", str(tmp_path / "calibration")]}.get(script, [])
     out = subprocess.run([sys.executable, str(REPO / "benchmarks" / script), *args, *extra], capture_output=True,
                          text=True, timeout=1200, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})
     assert out.returncode == 0, out.stderr[-3000:]

@@ -131,7 +131,11 @@ def test_cost_estimate_before_paying(workdir, mirror):
     fake = est[est["judge"] == "fake"]
     assert len(fake) == len(RUNS) and (fake["to_send"] == 0).all()  # all cached: free
     paper = est[est["judge"] == "gpt-3.5-turbo-0301"]
-    assert (paper["to_send"] == paper["requests"]).all() and paper["cost_usd_expected"].sum() > 0
+    # nothing cached: every request is to be sent, once per distinct prompt (two of the slice's SummEval
+    # summaries are the same text in one document: they share a request, as the judge sends them)
+    assert (paper["cached"] == 0).all() and (paper["to_send"] + paper["shared"] == paper["requests"]).all()
+    assert (paper["shared"] == (paper["dataset"] == "summeval").astype(int)).all()
+    assert paper["cost_usd_expected"].sum() > 0
     assert (paper["cost_usd_max"] >= paper["cost_usd_expected"]).all()
 
 

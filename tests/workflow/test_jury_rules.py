@@ -99,3 +99,27 @@ def test_tables_and_the_leaderboard_take_the_jury_as_a_judge(workdir, mirror):
     for output in ("results/tables/table1.csv", "results/tables/table3.csv", "results/leaderboard/leaderboard.csv"):
         assert "results/judge/panel/" in jobs[output].split("output: ")[0], jobs[output][:800]
     assert "rule judge:" not in text  # nothing is asked of a model
+
+
+def test_the_leaderboard_shows_the_jurys_votes_interval_and_cost(workdir, mirror):
+    """The jury's row on the leaderboard built through Snakemake: its summary line and cells carry its
+    jury.csv (effective votes, interval against its best member), its cost is its members' summed."""
+    out = run(workdir, mirror, "results/leaderboard/leaderboard.html")
+    assert out.returncode == 0, out.stderr[-4000:]
+    board = workdir / "results/leaderboard"
+    panel = pd.read_csv(board / "summary.csv").set_index("row").loc["panel"]
+    t = pd.read_csv(workdir / "results/judge/panel/jury.csv")
+    assert panel["jury"] == "median of a, b, c" and panel["jury_n_eff"] == pytest.approx(t["n_eff"].median())
+    above, below = int((t["ci_low"] > 0).sum()), int((t["ci_high"] < 0).sum())
+    assert panel["jury_vs_best"] == (f"above its best member in {above}, below in {below}, neither in "
+                                     f"{len(t) - above - below} of {len(t)} columns")
+    assert float(panel["usd_total"]) == 0.0  # imported members: their replies cost nothing
+    cells = pd.read_csv(board / "leaderboard.csv")
+    mine = cells[(cells["row"] == "panel") & cells["jury_delta"].notna()]
+    assert len(mine) == len(t)
+    row = mine[(mine["dimension"] == "coherence") & (mine["level"] == "system")].iloc[0]
+    ref = t[(t["dimension"] == "coherence") & (t["level"] == "system")].iloc[0]
+    assert row["jury_best_member"] == ref["best_member"]
+    assert row["jury_delta"] == pytest.approx(ref["delta"]) and row["jury_delta_low"] == pytest.approx(ref["ci_low"])
+    html = (board / "leaderboard.html").read_text()
+    assert "<th>Jury</th>" in html and "jury - best member (" in html

@@ -37,6 +37,20 @@ def params(workdir, out, configfiles: list, targets: list[str], seed: str) -> di
     return json.loads(out.read_text())
 
 
+def new_params_are_recorded(jobs: dict) -> None:
+    """The params main gained beside issue 35 are recorded as plain values: the near-constant gate
+    of every table rule that flags (tables.near_constant, leaderboard.near_constant_ratio and
+    near_constant_sd_ratio), and the savings settings the leaderboard reads its ledger with."""
+    gate = "{'threshold': 0.8, 'ratio': 0.5, 'sd_ratio': 0.25}"
+    flagging = {key.split()[0]: job["params"]["gate"]["recorded"] for key, job in jobs.items()
+                if "gate" in job["params"]}
+    assert set(flagging) == {"correlation_table", "accuracy_table", "variants_table", "judge_behaviour"}, flagging
+    assert set(flagging.values()) == {gate}, flagging
+    savings = jobs["leaderboard {}"]["params"]["savings"]["recorded"]
+    assert "'interval': 'pooled'" in savings and "'prior_documents': 3" in savings, savings
+    assert savings == jobs["savings {}"]["params"]["settings"]["recorded"]  # the same settings as the ledger's
+
+
 def beyond_the_default(tmp_path) -> list:
     """A judge of today (remote, priced per hour), a batch judge, an imported one, a jury of two,
     both pairwise orders and the cost estimate: every rule of the workflow has a job."""
@@ -64,6 +78,8 @@ def test_every_rules_params_are_plain_and_the_same_in_every_process(tmp_path, na
     assert sorted({(rule, p) for rule, p, v in every if not v["plain"]}) == sorted(UNRECORDED)
     assert sorted({(rule, p) for rule, p, v in every if v["recorded"] is None}) == sorted(UNRECORDED)
     assert first == second  # the same reprs under two string-hash seeds: no spurious rerun
+    if name == "default":
+        new_params_are_recorded(first)
     print(f"\n{name}: {len(first)} jobs of {len(rules)} rules, {len(every)} params, every one plain "
           f"but {sorted(UNRECORDED)}")
 

@@ -1,7 +1,7 @@
 """Rule `savings` through Snakemake: SummEval's first 12 documents, two judges imported from score
 files (a near-copy of the reference and a noisy one; no request sent) and the three experts held
 out give the ledger, the summary, the LaTeX table, the figures and the page; a changed savings
-setting reruns the savings job alone."""
+setting reruns the savings job alone; rule `leaderboard` shows the labels saved per row."""
 import re
 
 import pandas as pd
@@ -51,3 +51,20 @@ def test_the_savings_stage_through_the_workflow(tmp_path, mirror):
     assert "Nothing to be done" in dry_run({})
     changed = dry_run({"savings": {"resamples": 60}})
     assert set(re.findall(r"^rule (\w+):", changed, re.M)) == {"savings"}, changed[-3000:]
+
+    # the leaderboard reads the ledger: labels saved per row in summary.csv, the verdict table and LaTeX,
+    # the held-out experts pooled on the humans' line, the savings section and figure on the page
+    res = harness.snakemake(tmp_path, "--cores", "2", "results/leaderboard/leaderboard.html", configfiles=files,
+                            timeout=1200, env=harness.workflow_env(), cwd=tmp_path)
+    assert res.returncode == 0, res.stderr[-3000:]
+    board = tmp_path / "results" / "leaderboard"
+    lines = pd.read_csv(board / "summary.csv").set_index("row")
+    mine = per[per["n_labelled"] == 4].set_index("row")["saved_per_100"]
+    assert lines.loc["copy", "labels_saved_per_100"] == pytest.approx(mine["copy"])  # one dataset: its median
+    assert lines.loc["copy", "labels_saved_per_100"] > lines.loc["noisy", "labels_saved_per_100"]
+    assert lines.loc["copy", "labels_saved"].startswith(f"{mine['copy']:.0f} at n=4 (SummEval")
+    humans = led[(led["kind"] == "annotator") & (led["n_labelled"] == 4) & (led["estimand"] == "system")]
+    assert lines.loc["humans (leave-one-out)", "labels_saved_per_100"] == pytest.approx(humans["saved_per_100"].median())
+    html = (board / "leaderboard.html").read_text()
+    assert "Human labels saved / 100" in html and "How many human labels a judge replaces" in html
+    assert html.count("<svg") >= 3 and "Labels saved / 100" in (board / "leaderboard.tex").read_text()

@@ -1,9 +1,11 @@
 # Stage 5: how many human labels a judge replaces (issue 36; docs/statistics.md, "How many human
 # labels a judge replaces"). Built whenever judge.run names a judge, from the prepared tables and
 # the judge tables the leaderboard reads: every judge row and every held-out annotator, PPI++ with
-# n human-labelled documents and the judge on the others.
+# n human-labelled documents and the judge on the others. Included before tables.smk: rule
+# `leaderboard` reads the ledger and the figures (SAVINGS_LEDGER) into its page and summary.
 
 from sumjudge.savings.settings import SavingsSettings
+from sumjudge.tables.workflow import judge_files, question_variants
 
 SAVINGS_DIR = f"{RESULTS}/savings"
 _SV_DATASETS = ALL_DATASETS
@@ -14,6 +16,8 @@ except UserError as err:  # savings.summary_n not among savings.n_labelled
 SAVINGS_FIGURES = {ext: [f"{SAVINGS_DIR}/{d}.{ext}" for d in _SV_DATASETS] for ext in ("svg", "png")}
 SAVINGS_OUTPUTS = [f"{SAVINGS_DIR}/{f}" for f in ("ledger.csv", "summary.csv", "savings.tex", "savings.html")] \
     + SAVINGS_FIGURES["svg"] + SAVINGS_FIGURES["png"] if JUDGE_RUN else []
+# what the leaderboard reads of it (sumjudge.savings.summary_columns, html_fragment): the ledger first
+SAVINGS_LEDGER = [f"{SAVINGS_DIR}/ledger.csv"] + SAVINGS_FIGURES["svg"] if SAVINGS_OUTPUTS else []
 
 
 rule savings:
@@ -39,8 +43,8 @@ rule savings:
     params:
         datasets=_SV_DATASETS,
         settings=SAVINGS_SETTINGS.to_params(),
-        pairwise_labels=TABLE_SETTINGS["pairwise_labels"],
-        repeats=TABLE_SETTINGS["repeats"],
+        pairwise_labels=RUN.tables.pairwise_labels,  # how the tables score what the savings stage measures
+        repeats=RUN.tables.repeats,
     conda:
         "../../envs/savings.yaml"
     script:

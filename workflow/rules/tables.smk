@@ -36,6 +36,9 @@ report: "../report/workflow.rst" if Path(CAVEATS_RST).is_file() else "../report/
 
 
 TABLE_SETTINGS = RUN.tables.to_params()
+LEADERBOARD_SETTINGS = LeaderboardSettings.from_config(config)
+# the near-constant gate, one definition: what the leaderboard greys, the tables flag (plain values)
+NEAR_CONSTANT_GATE = LEADERBOARD_SETTINGS.gate(RUN.tables).to_params()
 TABLE_CONTEXT = table_context(RUN)  # subset, judge descriptions, metrics run: the caveats beside the numbers
 # The manifest records how it was made: the rule's param `invocation` (below), a
 # SimpleNamespace, which Snakemake passes to the script but does not record among the
@@ -85,7 +88,7 @@ _any_table_report = lambda fmt, ext: report(  # noqa: E731
     labels={"table": "{table}", "format": fmt})
 # what the two rules over the {table} wildcard write and are told
 TABLE_FILES = dict(csv=_any_table_report("CSV", "csv"), tex=_any_table_report("LaTeX", "tex"))
-TABLE_PARAMS = dict(settings=TABLE_SETTINGS, context=TABLE_CONTEXT)
+TABLE_PARAMS = dict(settings=TABLE_SETTINGS, context=TABLE_CONTEXT, gate=NEAR_CONSTANT_GATE)
 # the report entries of a figure or listing in several formats ({output name: extension}):
 # results/tables/<stem>.<ext>, its caption file, category and what it shows
 _view_reports = lambda stem, caption, category, what, formats: {  # noqa: E731
@@ -153,8 +156,7 @@ rule variants_table:
     log:
         "logs/tables/table6.log",
     params:
-        settings=TABLE_SETTINGS,
-        context=TABLE_CONTEXT,
+        **TABLE_PARAMS,
     conda:
         "../../envs/tables.yaml"
     script:
@@ -190,8 +192,8 @@ rule reply_tables:
 
 rule judge_behaviour:
     """The judge's own answers: score distribution per dimension, label balance
-    against the human gold, modal share and the near-constant flag; plus every
-    raw reply as CSV and as a browsable HTML page."""
+    against the human gold, modal share and the leaderboard's near-constant gate;
+    plus every raw reply as CSV and as a browsable HTML page."""
     input:
         data=[dataset_table(d) for d in ALL_DATASETS],
         judges=judge_files(JUDGE_OUTPUTS),
@@ -203,6 +205,7 @@ rule judge_behaviour:
     params:
         datasets=ALL_DATASETS,
         settings=TABLE_SETTINGS,
+        gate=NEAR_CONSTANT_GATE,
     conda:
         "../../envs/tables.yaml"
     script:
@@ -287,7 +290,6 @@ rule overview:
     log:
         "logs/tables/overview.log",
     params:
-        near_constant=TABLE_SETTINGS["near_constant"],
         context=TABLE_CONTEXT,
     conda:
         "../../envs/tables.yaml"
@@ -301,18 +303,20 @@ LEADERBOARD_OUTPUTS = [f"{LEADERBOARD_DIR}/leaderboard.{ext}" for ext in ("csv",
     f"{LEADERBOARD_DIR}/frontier.svg", f"{LEADERBOARD_DIR}/frontier.png"] if JUDGE_RUN else []
 TABLE_OUTPUTS += LEADERBOARD_OUTPUTS
 _LB_DATASETS = ALL_DATASETS  # every dataset of the run brings its columns: the paper's, beyond it, a user's
-LEADERBOARD_SETTINGS = LeaderboardSettings.from_config(config)
 
 
 rule leaderboard:
     """Judges and leave-one-out human annotators per column of every dataset of the run: gates,
-    ranks, the alt-test, cost and time (docs/statistics.md, "The judge leaderboard")."""
+    ranks, the alt-test, cost and time, the human labels each row saves (the savings stage) and a
+    jury's effective votes and interval against its best member (docs/leaderboard.md)."""
     input:
         tables=CHART_CSVS + CUSTOM_CSVS,
         manifest=f"{RESULTS}/manifest.json",  # the run's caveats (a slice, which judges, which metrics)
         data=[dataset_table(d) for d in _LB_DATASETS],
         judges=judge_files(JUDGE_OUTPUTS, _LB_DATASETS, question_variants(_LB_DATASETS, DATASET_SPECS))
         + judge_files(SWAPPED_OUTPUTS),
+        savings=SAVINGS_LEDGER,  # labels saved per row, and the savings section of the page
+        juries=JURY_OUTPUTS,  # each jury's jury.csv: its row's effective votes and interval against its best member
     output:
         csv=report(f"{LEADERBOARD_DIR}/leaderboard.csv", caption="../report/leaderboard.rst", category="Leaderboard",
                    labels={"what": "leaderboard", "format": "CSV"}),
@@ -335,6 +339,7 @@ rule leaderboard:
         pricing=lambda wc: {j: JudgePricing.of(JUDGES[j]).to_params() for j in JUDGE_RUN},
         tables=TABLE_SETTINGS,
         board=LEADERBOARD_SETTINGS.to_params(),
+        savings=SAVINGS_SETTINGS.to_params() if SAVINGS_LEDGER else {},
     conda:
         "../../envs/tables.yaml"
     script:

@@ -1,0 +1,261 @@
+"""How often each leaderboard verdict is wrong, measured with judges whose truth is known on every
+built-in dataset's real human labels (definitions: docs/statistics.md, "Calibration of the verdicts").
+
+Per dataset: the prepared table from the mirror is the population; each draw resamples its
+documents, asks every known judge kind (tests/support/known_judges.py) afresh and runs the
+verdicts in memory (tests/support/verdict_adapter.py); each kind's true value per column is the
+column's statistic on copies of the full set, each answered afresh. Printed and written (CSV and Markdown, for the
+docs): how often an uninformative judge passes the alt-test, a value lies outside its own
+interval, the interval misses the true value, ranks invert, rank 1 is vacant, and the smallest
+difference a column detects at 80 % power.
+
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/verdict_calibration.py --mirror ../shared/data
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/verdict_calibration.py --small     # seconds
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import replace
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")   # one process per core
+import pandas as pd  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from support import calibration as cal  # noqa: E402
+from support import calibration_rates as rates  # noqa: E402
+from support.harness import MIRROR, default_options  # noqa: E402
+from support.known_judges import KINDS  # noqa: E402
+
+from sumjudge.datasets import BUILTIN  # noqa: E402
+from sumjudge.leaderboard.settings import LeaderboardSettings  # noqa: E402
+from sumjudge.tables.settings import TableSettings  # noqa: E402
+
+BOARD = ("noise_mid", "repeats", "noise_high")
+SMALL = {"datasets": ["qags_xsum", "helm_news"], "draws": 4, "bootstrap_resamples": 50, "truth_copies": 3}
+_POPULATIONS: dict = {}
+
+
+def settings(a) -> tuple[TableSettings, LeaderboardSettings]:
+    import yaml
+
+    config = yaml.safe_load((Path(__file__).resolve().parents[1] / "config.yaml").read_text())
+    ts = TableSettings.from_config(config)
+    ts = replace(ts, bootstrap_resamples=a.bootstrap_resamples,
+                 permutation_resamples=a.permutation_resamples or ts.permutation_resamples)
+    return ts, LeaderboardSettings.from_config(config)
+
+
+def load(name: str, a) -> cal.Population:
+    """The dataset's population, built once per process."""
+    if name not in _POPULATIONS:
+        from sumjudge.data.prepare import locate, prepare_dataset, source_files
+
+        opts = default_options()
+        data = prepare_dataset(name, locate(source_files(name, opts), a.mirror), opts)
+        _POPULATIONS[name] = cal.population(BUILTIN[name], data, settings(a)[0], a.seed, a.kinds)
+    return _POPULATIONS[name]
+
+
+def task(name: str, draws: list[int], a) -> tuple[str, int, list[dict], list[dict], float, float]:
+    """Some draws of one dataset (in a worker process): cells, significant pairs, wall and CPU seconds."""
+    t, cpu = time.perf_counter(), time.process_time()
+    pop, (ts, board) = load(name, a), settings(a)
+    cells, pairs = [], []
+    for k in draws:
+        c, p = cal.run_draw(pop, ts, board, k, (a.seed, list(BUILTIN).index(name)), a.board)
+        cells += [{"dataset": name, **x} for x in c]
+        pairs += [{"dataset": name, **x} for x in p]
+    return name, draws[0], cells, pairs, time.perf_counter() - t, time.process_time() - cpu
+
+
+PAIRS = ["dataset", "column", "better", "worse", "draw"]
+
+
+def _raw(a) -> Path:
+    """The folder of every finished chunk of draws, so that a stopped run resumes (``--resume``)
+    and the rates can be drawn again from it (``--rates-only``); refused when the settings differ."""
+    raw = Path(a.out) / "raw"
+    raw.mkdir(parents=True, exist_ok=True)
+    mine = json.dumps({k: getattr(a, k) for k in ("seed", "board", "kinds", "bootstrap_resamples",
+                                                   "permutation_resamples", "truth_copies", "chunk")}, sort_keys=True)
+    path = raw / "settings.json"
+    if path.exists() and path.read_text() != mine and (a.resume or a.rates_only):
+        raise SystemExit(f"{raw}: its draws were made with {path.read_text()}, not {mine}; "
+                         "rerun with the same options or another --out")
+    path.write_text(mine)
+    if not (a.resume or a.rates_only):
+        (raw / "seconds.csv").unlink(missing_ok=True)
+    return raw
+
+
+def _save(raw: Path, name: str, first: int, cells, pairs, wall: float, cpu: float) -> None:
+    pd.DataFrame(cells).to_parquet(raw / f"cells_{name}_{first:04d}.parquet")
+    pd.DataFrame(pairs, columns=PAIRS).to_parquet(raw / f"pairs_{name}_{first:04d}.parquet")
+    with open(raw / "seconds.csv", "a") as f:
+        f.write(f"{name},{first},{wall:.2f},{cpu:.2f}\n")
+
+
+def _truths(a) -> dict:
+    """{(dataset, kind, column): true value} (computed afresh each time: minutes at most)."""
+    return {(n, *k): v for n in a.datasets for k, v in cal.truths(load(n, a), settings(a)[0], a.truth_copies,
+                                                                   a.seed).items()}
+
+
+def run(a) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    """Every draw of every dataset over ``a.workers`` processes, then every finished draw read back."""
+    from tqdm import tqdm
+
+    raw = _raw(a)
+    chunks = [(n, list(range(s, min(s + a.chunk, a.draws)))) for s in range(0, a.draws, a.chunk) for n in a.datasets]
+    todo = [] if a.rates_only else [(n, d) for n, d in chunks
+                                    if not (a.resume and (raw / f"cells_{n}_{d[0]:04d}.parquet").exists())]
+    with ProcessPoolExecutor(a.workers) as pool:
+        futures = [pool.submit(task, n, d, a) for n, d in todo]
+        truth = _truths(a)
+        for f in tqdm(as_completed(futures), total=len(futures), desc="draws", unit="chunk", file=sys.stderr):
+            _save(raw, *f.result())
+    read = lambda kind: pd.concat([pd.read_parquet(raw / f"{kind}_{n}_{d[0]:04d}.parquet")  # noqa: E731
+                                   for n, d in chunks], ignore_index=True)
+    cells, pairs = read("cells"), read("pairs")
+    return cells[cells["draw"] < a.draws], pairs[pairs["draw"] < a.draws], truth
+
+
+def measures(cells: pd.DataFrame, pairs: pd.DataFrame, truth: dict, board) -> dict[str, pd.DataFrame]:
+    det = rates.detections(cells, pairs, board, truth)
+    return {"alt": rates.alt_rates(cells), "interval": rates.interval_rates(cells, truth),
+            "rank": rates.rank_rates(cells, board, truth),
+            "mdd": rates.smallest_detectable(det) if len(det) else pd.DataFrame(columns=["dataset", "level"]),
+            "detections": det}
+
+
+def long_table(m: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Every measured rate, one per line: dataset, level, kind, measure, value, n."""
+    parts = [m["alt"].assign(level="", measure="alt_pass").rename(columns={"rate": "value"})]
+    for k in ("outside", "coverage", "above", "bias"):
+        parts.append(m["interval"].assign(measure=k).rename(columns={k: "value"}))
+    for k, n in (("inversions", "pairs"), ("vacant", "columns")):
+        parts.append(m["rank"].assign(kind="", measure=k).rename(columns={k: "value", n: "n"}))
+    parts.append(m["mdd"].assign(kind="", measure="mdd_80").rename(columns={"mdd": "value", "points": "n"}))
+    cols = ["dataset", "level", "kind", "measure", "value", "n", "bound"]
+    return pd.concat([p.reindex(columns=cols) for p in parts], ignore_index=True)
+
+
+BOUND = {"=": "", "<=": "<= ", ">": "> "}
+
+
+def _pct(x) -> str:
+    return "" if pd.isna(x) else f"{100 * x:.0f}"
+
+
+def alt_markdown(alt: pd.DataFrame) -> str:
+    """Kinds x datasets: % of (draw, tested column) where the alt-test passes."""
+    t = alt.pivot(index="kind", columns="dataset", values="rate")
+    t = t.reindex([k for k in KINDS if k in t.index])
+    head = "| kind | " + " | ".join(t.columns) + " |\n|---|" + "---:|" * len(t.columns) + "\n"
+    mark = {k: " (uninformative)" if KINDS[k].uninformative else "" for k in t.index}
+    return head + "".join(f"| {k}{mark[k]} | " + " | ".join(_pct(v) for v in t.loc[k]) + " |\n" for k in t.index)
+
+
+def _rate(x) -> str:
+    return "n/a" if pd.isna(x) else f"{100 * x:.0f} %"
+
+
+def _column_line(ds: str, level: str, d: pd.DataFrame, r, md) -> str:
+    out, cov = d.loc[d["outside"].idxmax()], d.loc[d["coverage"].idxmin()]
+    mdd = f"{BOUND[md['bound']]}{md['mdd']:.3f}" if md is not None else "n/a"
+    return (f"| {ds} | {level} | {_rate(out['outside'])} ({out['kind']}) | {_rate(cov['coverage'])} ({cov['kind']}) "
+            f"| {_rate(d['coverage'].median())} | {_rate(r.get('inversions'))} | {_rate(r.get('vacant'))} | {mdd} |")
+
+
+def column_markdown(m: dict[str, pd.DataFrame]) -> str:
+    """Datasets x levels: outside-interval (worst kind), coverage (worst kind, median), ranks, MDD."""
+    iv = m["interval"]
+    rank = m["rank"].set_index(["dataset", "level"])
+    mdd = m["mdd"].set_index(["dataset", "level"]) if len(m["mdd"]) else pd.DataFrame()
+    lines = ["| dataset | level | value outside its interval: worst kind | coverage: worst kind | coverage: median "
+             "| ranks inverted | rank 1 vacant | smallest difference at 80 % power |",
+             "|---|---|---|---|---:|---:|---:|---:|"]
+    for (ds, lv_), d in iv.groupby(["dataset", "level"], sort=False):
+        lines.append(_column_line(ds, lv_, d, rank.loc[(ds, lv_)] if (ds, lv_) in rank.index else {},
+                                  mdd.loc[(ds, lv_)] if (ds, lv_) in mdd.index else None))
+    return "\n".join(lines) + "\n"
+
+
+def coverage_markdown(iv: pd.DataFrame) -> str:
+    """(dataset, level) x kinds: % of draws whose interval holds the true value."""
+    t = iv.pivot_table(index=["dataset", "level"], columns="kind", values="coverage", sort=False)
+    t = t[[k for k in KINDS if k in t.columns]]
+    head = "| dataset | level | " + " | ".join(t.columns) + " |\n|---|---|" + "---:|" * len(t.columns) + "\n"
+    return head + "".join(f"| {ds} | {lv_} | " + " | ".join(_pct(v) for v in row) + " |\n"
+                          for (ds, lv_), row in t.iterrows())
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--mirror", default=str(MIRROR), help="the data mirror (shared/data)")
+    ap.add_argument("--datasets", nargs="*", default=list(BUILTIN), help="default: all ten built-in datasets")
+    ap.add_argument("--kinds", nargs="*", default=None, help=f"judge kinds (default all: {', '.join(KINDS)})")
+    ap.add_argument("--board", nargs="*", default=list(BOARD), help="kinds ranked together in every column")
+    ap.add_argument("--draws", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=2023)
+    ap.add_argument("--bootstrap-resamples", type=int, default=200,
+                    help="interval resamples per draw (config.yaml: 1000; a precision setting only)")
+    ap.add_argument("--permutation-resamples", type=int, default=None, help="default: config.yaml's")
+    ap.add_argument("--truth-copies", type=int, default=20, help="copies of the full set a true value is taken on")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--chunk", type=int, default=10, help="draws per task")
+    ap.add_argument("--out", default="results/calibration", help="folder of verdict_calibration.{csv,md}")
+    ap.add_argument("--resume", action="store_true", help="keep the draws a stopped run finished (same options)")
+    ap.add_argument("--rates-only", action="store_true", help="no new draw: the rates of the finished ones")
+    ap.add_argument("--small", action="store_true", help=f"a run of seconds: {SMALL}")
+    a = ap.parse_args(argv)
+    if a.small:
+        for k, v in SMALL.items():
+            setattr(a, k, v)
+    t = time.perf_counter()
+    cells, pairs, truth = run(a)
+    m = measures(cells, pairs, truth, a.board)
+    report(a, m, cells, time.perf_counter() - t)
+
+
+def headline(m: dict) -> str:
+    """The issue's targets: an uninformative judge passes the alt-test at most 5 % of the time;
+    a 95 % interval covers the truth 93-97 % of the time."""
+    alt = m["alt"][m["alt"]["kind"].isin(rates.uninformative(KINDS))]
+    worst = alt.loc[alt["rate"].idxmax()] if len(alt) else None
+    over = alt[alt["rate"] > 0.05]
+    cov = m["interval"]["coverage"]
+    text = (f"uninformative judges passing the alt-test more than 5 % of the time: {len(over)} of {len(alt)} "
+            f"(dataset, kind)" + (f"; worst {worst['kind']} on {worst['dataset']}, {_rate(worst['rate'])}"
+                                  if worst is not None else ""))
+    return text + (f"\ninterval coverage within 93-97 %: {int(cov.between(0.93, 0.97).sum())} of {len(cov)} "
+                   f"(dataset, level, kind); below 93 %: {int((cov < 0.93).sum())}; above 97 %: {int((cov > 0.97).sum())}")
+
+
+def report(a, m: dict, cells: pd.DataFrame, wall: float) -> None:
+    out = Path(a.out)
+    long_table(m).to_csv(out / "verdict_calibration.csv", index=False)
+    m["detections"].to_csv(out / "verdict_calibration_pairs.csv", index=False)
+    text = (f"Draws per dataset: {a.draws}; board: {', '.join(a.board)}; bootstrap resamples {a.bootstrap_resamples}; "
+            f"seed {a.seed}.\n\n{headline(m)}\n\nAlt-test, % passing:\n\n{alt_markdown(m['alt'])}\nColumns:\n\n{column_markdown(m)}"
+            f"\nInterval coverage of the true value, %:\n\n{coverage_markdown(m['interval'])}")
+    (out / "verdict_calibration.md").write_text(text)
+    print(text)
+    path = out / "raw" / "seconds.csv"
+    secs = pd.read_csv(path, names=["dataset", "first", "wall", "cpu"]) if path.exists() else pd.DataFrame(
+        columns=["dataset", "first", "wall", "cpu"])
+    secs = secs[secs["dataset"].isin(a.datasets) & (secs["first"] < a.draws)].groupby("dataset")[["wall", "cpu"]].sum()
+    print("worker seconds per dataset (wall / CPU): "
+          + ", ".join(f"{n} {r.wall:.0f}/{r.cpu:.0f}" for n, r in secs.iterrows()))
+    print(f"verdict calibration: {len(a.datasets)} datasets, {a.draws} draws, {cells['row'].nunique()} judge kinds, "
+          f"{wall:.1f} s wall on {a.workers} workers; tables in {out}/verdict_calibration.{{csv,md}}")
+
+
+if __name__ == "__main__":
+    main()
