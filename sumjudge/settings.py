@@ -22,7 +22,8 @@ The convention (docs/extending.md, "A setting"), for :class:`~sumjudge.judge.spe
 
 :class:`RunSettings` holds what more than one stage reads of a run: the workflow builds it once
 (workflow/rules/common.smk) and hands it to the preflight, the caveats, the manifest and the
-overview (a job rebuilds it from ``snakemake.config``). The leaderboard's and the savings
+overview (a job rebuilds it from ``snakemake.config``); the command-line tools build it from
+the config they load (:func:`sumjudge.config.load`). The leaderboard's and the savings
 stage's own settings are built by their rules files (tables.smk, savings.smk) from the same
 config: the code a job imports is in its rerun digest (sumjudge/share/code.py), so a stage's
 settings module stays out of the other stages' jobs.
@@ -32,6 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
+from .catalog import SELECTED_VARIANTS, judged_datasets, variants
 from .datasets import DATASETS, DatasetSpec, registry
 from .judge.spec import JudgeSettings, judge_specs
 from .tables.settings import TableSettings
@@ -51,6 +53,10 @@ class RunSettings:
     judges: dict[str, JudgeSettings] = field(default_factory=dict)  # judges
     judge_run: tuple[str, ...] = ()          # judge.run
     model_dir: str | None = None             # judge.model_dir: where embedded models are assembled
+    cache_dir: str = "results/cache/judge"   # judge.cache_dir: the response cache
+    prompt_dir: str | None = None            # judge.prompt_dir: None, the workflow's prompts/
+    judge_datasets: tuple[str, ...] = ()     # the datasets judged: judge.datasets, then those beyond the paper
+    judge_variants: dict[str, tuple[str, ...]] = field(default_factory=dict)  # dataset -> its prompt variants judged
     tables: TableSettings = field(default_factory=TableSettings)  # stats, tables, tldr.metric_ties
     source: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)  # the config: recorded
                                                                                        # by the manifest, never read
@@ -62,16 +68,28 @@ class RunSettings:
         ``columns(path)``: a user's file's column names (:func:`sumjudge.datasets.registry`)."""
         metrics = dict(config.get("metrics") or {})
         judge = config.get("judge") or {}
+        specs = registry(config, columns)
         return cls(preflight=bool(config.get("preflight", True)) and metrics.get("check_models") is not False,
                    mirror=config.get("mirror"), datasets=tuple(config.get("datasets", DATASETS)),
                    subset={k: dict(v) for k, v in (config.get("subset") or {}).items() if v},
-                   specs=registry(config, columns),
+                   specs=specs,
                    rouge_implementation=(config.get("rouge") or {}).get("implementation", "rouge-perl"),
                    metrics_run=tuple(metrics.get("run") or ()), metrics=metrics, judges=judge_specs(config),
                    judge_run=tuple(judge.get("run") or ()), model_dir=judge.get("model_dir"),
+                   cache_dir=judge.get("cache_dir", cls.cache_dir), prompt_dir=judge.get("prompt_dir"),
+                   **_judged(config.get("datasets", DATASETS), specs, judge),
                    tables=TableSettings.from_config(config), source=config)
 
     @property
     def custom_datasets(self) -> list[str]:
         """A user's datasets (config ``custom_datasets``), in config order."""
         return [name for name, spec in self.specs.items() if spec.custom]
+
+
+def _judged(datasets: Iterable[str], specs: Mapping[str, DatasetSpec], judge: Mapping[str, Any]) -> dict[str, Any]:
+    """``judge_datasets`` and ``judge_variants`` of a ``judge`` block (:mod:`sumjudge.judge.targets`);
+    none for a block without the keys they read (a part of a config, never a validated one)."""
+    if not {"datasets", *SELECTED_VARIANTS.values()} <= set(judge):
+        return {}
+    return {"judge_datasets": tuple(judged_datasets(list(datasets), judge)),
+            "judge_variants": {name: tuple(variants(spec, judge)) for name, spec in specs.items()}}

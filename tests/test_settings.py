@@ -175,3 +175,7 @@ def test_run_settings_of_config_yaml_are_typed_once():
     assert run.datasets == tuple(CONFIG["datasets"]) and run.subset == {} and run.source is CONFIG
     assert not RunSettings.from_config({**CONFIG, "metrics": {**CONFIG["metrics"], "check_models": False}}).preflight
     assert RunSettings.from_config({"subset": {"summeval": {"docs": 3}, "tldr": {}}}).subset == {"summeval": {"docs": 3}}
+    judge = CONFIG["judge"]
+    assert (run.cache_dir, run.prompt_dir, run.model_dir) == (judge["cache_dir"], judge["prompt_dir"], judge["model_dir"])
+    assert run.judge_datasets == tuple(judge["datasets"])  # the paper's six; none beyond the paper by default
+    assert run.judge_variants["summeval"] == tuple(judge["summeval_variants"]) and run.judge_variants["tldr"] == ("base",)

@@ -23,7 +23,7 @@ if [j for j in JUDGE_RUN if j not in JUDGES]:
         "`base_url` and `api_key_env`, as config.yaml's commented examples; docs/judge.md) or run a defined one")
 
 # judge.datasets among `datasets`, and every dataset beyond the paper in `datasets` (docs/data.md)
-JUDGE_DATASETS = _jt.judged_datasets(DATASETS, JUDGE_CFG)
+JUDGE_DATASETS = list(RUN.judge_datasets)
 JUDGE_PROMPT_DIR = _jt.prompt_dir(JUDGE_CFG, workflow.basedir)
 # a user's datasets (custom_datasets) are judged by every judge in judge.run, base prompt
 JUDGE_OUTPUTS = _jt.outputs(RESULTS, JUDGE_RUN, [DATASET_SPECS[d] for d in JUDGE_DATASETS + CUSTOM_DATASETS],
