@@ -12,11 +12,11 @@ from sumjudge.stats.gates import NearConstantGate  # noqa: E402
 from sumjudge.tables.settings import TableSettings  # noqa: E402
 
 log = _log.setup(snakemake)
-settings = TableSettings.from_dict(snakemake.params.settings)
+settings = TableSettings.from_params(snakemake.params.settings)
 table = snakemake.wildcards.table
 data = dict(zip(snakemake.params.datasets, snakemake.input.data))
 specs = datasets.registry(snakemake.config)  # the built-in datasets and custom_datasets
 df = build.accuracy_table(table, data, list(snakemake.input.metrics), list(snakemake.input.judges), settings,
-                          snakemake.params.context, specs, NearConstantGate(**snakemake.params.gate))
+                          snakemake.params.context, specs, NearConstantGate.from_params(snakemake.params.gate))
 build.write_csv(df, snakemake.output.csv)
 write_text(build.accuracy_latex_for(table, df, settings, snakemake.params.context, specs), snakemake.output.tex)

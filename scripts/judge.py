@@ -26,7 +26,7 @@ wc = snakemake.wildcards
 p = snakemake.params
 variant, swapped = split_variant(wc.variant)
 spec = dict(p.spec)  # the settings dict, written into the table's metadata as it is
-settings = JudgeSettings.from_dict(spec)
+settings = JudgeSettings.from_params(spec)
 server_log = str(Path(snakemake.log[0]).with_suffix(".server.log"))
 try:
     template = load_template(snakemake.input.prompt)

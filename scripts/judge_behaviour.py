@@ -16,10 +16,10 @@ from sumjudge.tables.settings import TableSettings  # noqa: E402
 from sumjudge.tables.behaviour import plot, summary  # noqa: E402
 
 log = _log.setup(snakemake)
-settings = TableSettings.from_dict(snakemake.params.settings)
+settings = TableSettings.from_params(snakemake.params.settings)
 data = dict(zip(snakemake.params.datasets, snakemake.input.data))
 behaviour, replies = judge_behaviour(list(snakemake.input.judges), data, settings,
-                                     datasets.registry(snakemake.config), NearConstantGate(**snakemake.params.gate))
+                                     datasets.registry(snakemake.config), NearConstantGate.from_params(snakemake.params.gate))
 out = snakemake.output
 write_csv(behaviour, out.csv)
 plot(behaviour, out.svg)

@@ -15,7 +15,7 @@ log = _log.setup(snakemake)
 p = snakemake.params
 tables = {d: pd.read_parquet(path) for d, path in zip(p.datasets, snakemake.input.data)}
 prompt_dir = os.path.dirname(snakemake.input.prompts[0])  # all prompt files lie in one directory
-specs = {name: JudgeSettings.from_dict(s) for name, s in p.specs.items()}  # params: the settings dicts
+specs = {name: JudgeSettings.from_params(s) for name, s in p.specs.items()}  # params: the settings dicts
 table = estimate(tables, specs, dict(p.variants), p.cache_dir, prompt_dir)
 write_text(table.to_csv(index=False), snakemake.output[0])
 with pd.option_context("display.width", 200, "display.max_columns", 20):

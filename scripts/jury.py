@@ -15,8 +15,8 @@ from sumjudge.tables.errors import TablesInputError  # noqa: E402
 
 log = _log.setup(snakemake)
 wc, p = snakemake.wildcards, snakemake.params
-jury = JudgeSettings.from_dict(p.spec)
-members = {m: JudgeSettings.from_dict(s) for m, s in p.members.items()}
+jury = JudgeSettings.from_params(p.spec)
+members = {m: JudgeSettings.from_params(s) for m, s in p.members.items()}
 try:
     table, usage = build_jury(jury, members, dict(zip(jury.jury, snakemake.input.members)),
                               pd.read_parquet(snakemake.input.data), datasets.get(wc.dataset, snakemake.config),

@@ -12,9 +12,9 @@ from sumjudge.tables.settings import TableSettings  # noqa: E402
 
 log = _log.setup(snakemake)
 p = snakemake.params
-jury = JudgeSettings.from_dict(p.spec)
-members = {m: JudgeSettings.from_dict(s) for m, s in p.members.items()}
+jury = JudgeSettings.from_params(p.spec)
+members = {m: JudgeSettings.from_params(s) for m, s in p.members.items()}
 table = summarise(jury, members, list(snakemake.input.data), list(snakemake.input.juries) + list(snakemake.input.members),
-                  TableSettings.from_dict(p.settings), snakemake.config)
+                  TableSettings.from_params(p.settings), snakemake.config)
 write_text(table.to_csv(index=False), snakemake.output[0])
 log.info("%s: %d rows of jury.csv (%d datasets)", jury.name, len(table), table["dataset"].nunique())

@@ -7,22 +7,26 @@ from pathlib import Path
 sys.path[:0] = [snakemake.scriptdir, os.path.dirname(snakemake.scriptdir)]  # _log, sumjudge
 import _log  # noqa: E402
 
+from sumjudge.datasets import registry  # noqa: E402
 from sumjudge.io import write_text  # noqa: E402
 from sumjudge.jury.summary import read_summaries  # noqa: E402
 from sumjudge.leaderboard.beside import savings_columns  # noqa: E402
 from sumjudge.leaderboard.build import build  # noqa: E402
 from sumjudge.leaderboard.render import frontier, latex, page  # noqa: E402
 from sumjudge.leaderboard.settings import LeaderboardSettings  # noqa: E402
+from sumjudge.leaderboard.summary import JudgePricing  # noqa: E402
 from sumjudge.savings import html_fragment, read_ledger  # noqa: E402
 from sumjudge.savings.settings import SavingsSettings  # noqa: E402
 from sumjudge.tables.settings import TableSettings  # noqa: E402
 
 log = _log.setup(snakemake)
 p = snakemake.params
+known = registry(snakemake.config)  # the built-in datasets and custom_datasets
 ledger = list(snakemake.input.savings)[:1]  # results/savings/ledger.csv where the savings stage ran
-savings = SavingsSettings.from_dict(p.savings) if ledger else None
+savings = SavingsSettings.from_params(p.savings) if ledger else None
 out = build(list(snakemake.input.tables), dict(zip(p.datasets, snakemake.input.data)), list(snakemake.input.judges),
-            p.specs, TableSettings.from_dict(p.tables), LeaderboardSettings.from_dict(p.board), p.pricing,
+            {d: known[d] for d in p.datasets}, TableSettings.from_params(p.tables),
+            LeaderboardSettings.from_params(p.board), {j: JudgePricing.from_params(v) for j, v in p.pricing.items()},
             savings_columns(read_ledger(ledger[0]), savings.summary_n, savings.lambda_floor) if ledger else None,
             read_summaries(list(snakemake.input.juries)))
 o = snakemake.output

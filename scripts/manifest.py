@@ -6,16 +6,16 @@ sys.path[:0] = [snakemake.scriptdir, os.path.dirname(snakemake.scriptdir)]  # _l
 import _log  # noqa: E402
 
 from sumjudge.io import write_json, write_text  # noqa: E402
+from sumjudge.settings import RunSettings  # noqa: E402
 from sumjudge.tables.caveats import rst_list  # noqa: E402
 from sumjudge.tables.manifest import build_manifest, prompt_texts  # noqa: E402
 
 log = _log.setup(snakemake)
-config = dict(snakemake.config)
 results = os.path.dirname(snakemake.output.manifest)
-manifest = build_manifest(config, os.path.dirname(snakemake.scriptdir), list(snakemake.input.prompts),
+settings = RunSettings.from_config(dict(snakemake.config))
+manifest = build_manifest(settings, os.path.dirname(snakemake.scriptdir), list(snakemake.input.prompts),
                           list(snakemake.input.judges), list(snakemake.input.metrics), list(snakemake.input.data),
-                          config.get("judges"), results_dir=results,
-                          run=vars(snakemake.params.invocation))
+                          results_dir=results, run=vars(snakemake.params.invocation))
 write_json(manifest, snakemake.output.manifest)
 write_text(prompt_texts(list(snakemake.input.prompts), manifest), snakemake.output.prompts)
 write_text(rst_list(manifest["caveats"]), snakemake.output.caveats)  # the report's front page includes it

@@ -21,7 +21,7 @@ bsvg = Path(snakemake.input.behaviour_svg).read_text()
 bsvg = bsvg[bsvg.find("<svg"):]
 prompts = {Path(p).name: Path(p).read_text(encoding="utf-8") for p in snakemake.input.prompts}
 page = render(tables, svg, pd.read_csv(snakemake.input.chart_csv), pd.read_csv(snakemake.input.usage),
-              json.loads(Path(snakemake.input.manifest).read_text()), bsvg,
+              json.loads(Path(snakemake.input.manifest).read_text()), snakemake.params.context, bsvg,
               pd.read_csv(snakemake.input.behaviour), prompts)
 write_text(page, snakemake.output[0])
 log.info("overview with %d tables", len(tables))

@@ -11,7 +11,7 @@ from sumjudge.tables import build  # noqa: E402
 from sumjudge.tables.settings import TableSettings  # noqa: E402
 
 log = _log.setup(snakemake)
-settings = TableSettings.from_dict(snakemake.params.settings)
+settings = TableSettings.from_params(snakemake.params.settings)
 data = dict(zip(snakemake.params.datasets, snakemake.input.data))
 t7, t8, t9, usage = build.reply_tables(list(snakemake.input.judges), data, settings,
                                        datasets.registry(snakemake.config))

@@ -6,6 +6,7 @@ from pathlib import Path
 sys.path[:0] = [snakemake.scriptdir, os.path.dirname(snakemake.scriptdir)]  # _log, sumjudge
 import _log  # noqa: E402
 
+from sumjudge.datasets import registry  # noqa: E402
 from sumjudge.io import write_text  # noqa: E402
 from sumjudge.savings.build import build  # noqa: E402
 from sumjudge.savings.render import figure, fragment, latex, page  # noqa: E402
@@ -14,8 +15,10 @@ from sumjudge.savings.summary import summary  # noqa: E402
 
 log = _log.setup(snakemake)
 p, o = snakemake.params, snakemake.output
-settings = SavingsSettings.from_dict(p.settings)
-out = build(dict(zip(p.datasets, snakemake.input.data)), list(snakemake.input.judges), p.specs, settings,
+settings = SavingsSettings.from_params(p.settings)
+known = registry(snakemake.config)  # the built-in datasets and custom_datasets
+specs = {d: known[d] for d in p.datasets}
+out = build(dict(zip(p.datasets, snakemake.input.data)), list(snakemake.input.judges), specs, settings,
             p.pairwise_labels, p.repeats)
 ledger, notes = out["ledger"], out["notes"]
 Path(o.ledger).parent.mkdir(parents=True, exist_ok=True)
@@ -25,9 +28,9 @@ per.to_csv(o.summary, index=False)
 write_text(latex(ledger, settings.summary_n, settings.lambda_floor), o.tex)
 svgs = {}
 for name, svg, png in zip(p.datasets, o.svgs, o.pngs):
-    figure(ledger, name, p.specs[name].label, svg)
-    figure(ledger, name, p.specs[name].label, png)
-    svgs[p.specs[name].label] = Path(svg).read_text()
+    figure(ledger, name, specs[name].label, svg)
+    figure(ledger, name, specs[name].label, png)
+    svgs[specs[name].label] = Path(svg).read_text()
 write_text(page(fragment(ledger, svgs, settings.summary_n, settings.lambda_floor, notes)), o.html)
 for note in notes:
     log.info("%s", note)

@@ -11,8 +11,8 @@ from sumjudge.stats.gates import NearConstantGate  # noqa: E402
 from sumjudge.tables.settings import TableSettings  # noqa: E402
 
 log = _log.setup(snakemake)
-settings = TableSettings.from_dict(snakemake.params.settings)
+settings = TableSettings.from_params(snakemake.params.settings)
 df = build.variants_table(snakemake.input.data, list(snakemake.input.judges), settings, snakemake.params.context,
-                          NearConstantGate(**snakemake.params.gate))
+                          NearConstantGate.from_params(snakemake.params.gate))
 build.write_csv(df, snakemake.output.csv)
 write_text(build.correlation_latex_for("table6", df, settings, snakemake.params.context), snakemake.output.tex)

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
-from typing import Any
 
 PLAN_HELP = """Print, without sending any request, what judging DATASETS with JUDGE takes: the prompts and
 their tokens (the judge's own tokenizer where it runs here, else ~4 characters a token, said so), the
@@ -16,21 +14,6 @@ the human labels a target interval needs with and without the judge, and (with -
 that separate two judges. Reads the config (config.yaml, then each --configfile), results/data and, where
 they exist, the judge's tables and the savings ledger. Run it where you run snakemake. docs/judge.md,
 "A plan before paying"."""
-
-
-def load_config(files: list[str]) -> dict[str, Any]:
-    """config.yaml, then each file over it (later files win), as Snakemake reads them."""
-    import yaml
-
-    def merge(base: dict, new: dict) -> dict:
-        for k, v in new.items():
-            base[k] = merge(base[k], v) if isinstance(v, dict) and isinstance(base.get(k), dict) else v
-        return base
-
-    config: dict[str, Any] = {}
-    for path in ["config.yaml", *[f for f in files if f != "config.yaml"]]:
-        config = merge(config, yaml.safe_load(Path(path).read_text()) or {})
-    return config
 
 
 def plan_parser(sub) -> None:
@@ -55,22 +38,24 @@ def plan_parser(sub) -> None:
 
 
 def run_plan(args) -> int:
+    from .config import load
     from .errors import UserError
     from .plan.build import PlanRequest, make_plan
     from .plan.labels import PAPER_LABEL_USD
     from .plan.report import as_json, render
+    from .settings import RunSettings
 
     request = PlanRequest(args.judge, tuple(args.datasets), args.results, tuple(args.variants or ()) or None,
                           args.half_width, args.confidence,
                           PAPER_LABEL_USD if args.label_usd is None else args.label_usd, args.pool, args.compare,
                           args.delta, args.power)
     try:
-        config = load_config(args.configfile)
-        plan = make_plan(config, request)
+        run = RunSettings.from_config(load(args.configfile))  # config.yaml, then each file, validated
+        plan = make_plan(run, request)
     except (UserError, FileNotFoundError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
-    model = config["judges"][args.judge].get("model") or args.judge
+    model = run.judges[args.judge].model or args.judge
     print(as_json(plan) if args.json else render(plan, request, model))
     return 0
 

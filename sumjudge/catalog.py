@@ -13,8 +13,9 @@ catalog and the data readers (:mod:`sumjudge.data`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from .datasets import BUILTIN, DatasetSpec
+from .datasets import BUILTIN, DatasetSpec, get
 
 # a correlation table's levels (= sumjudge.stats.correlation.LEVELS, which this module does not
 # import: the judge rules read the catalog, and the statistics need scipy; a test keeps them equal)
@@ -79,6 +80,25 @@ FLUENCY_COHERENCE = TABLES["table9"]
 SELECTED_VARIANTS: dict[str, str] = {_VARIANTS_DATASET: "summeval_variants"}
 # (config section, key) of Table 3's scoring of a metric tie: it decides the table only, not the dataset
 METRIC_TIES_KEY: tuple[str, str] = ("tldr", "metric_ties")
+
+
+def variants(dataset: "str | DatasetSpec", judge_cfg: dict[str, Any]) -> list[str]:
+    """The prompt variants judged for a dataset (Table 6's dataset: the config key
+    :data:`SELECTED_VARIANTS` names, judge.summeval_variants; used by the judge rules and
+    :class:`sumjudge.settings.RunSettings`)."""
+    spec = get(dataset)
+    if spec.name in SELECTED_VARIANTS:
+        return [v for v in judge_cfg[SELECTED_VARIANTS[spec.name]] if v in spec.variants]
+    return list(spec.variants)
+
+
+def judged_datasets(datasets: list[str], judge_cfg: dict[str, Any]) -> list[str]:
+    """The built-in datasets the judges judge: those of ``judge.datasets`` among ``datasets``
+    (in that order), then every dataset of ``datasets`` beyond the paper (no paper table:
+    judged like a user's dataset, so naming it in ``datasets`` is the one line that adds
+    it; docs/data.md)."""
+    listed = [d for d in judge_cfg["datasets"] if d in datasets]
+    return listed + [d for d in datasets if d not in listed and not get(d).paper_table]
 
 
 def of_kind(kind: str) -> dict[str, PaperTable]:

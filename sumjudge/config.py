@@ -141,17 +141,24 @@ def located(message: str, key: str | tuple | None, sources: list[tuple[str, Any]
 
 
 def load_schema(schema_path: str | Path) -> dict[str, Any]:
-    """The schema with the registry's names: each ``$defs`` entry that
-    :func:`sumjudge.datasets.schema_enums` names gets its ``enum`` from the registry,
-    and every ``{"$ref": "#/$defs/<name>"}`` is replaced by that entry (so the file
-    never lists the datasets, and messages name the allowed values)."""
+    """The schema with the code's values: each ``$defs`` entry that
+    :func:`sumjudge.datasets.schema_enums` names gets its ``enum`` from the registry, each
+    ``{"enum_from": "module:NAME"}`` the values of that constant (before any ``enum`` the
+    file lists: null), and every ``{"$ref": "#/$defs/<name>"}`` is replaced by that entry
+    (so the file never lists the datasets or a setting's choices, and messages name the
+    allowed values)."""
     from .datasets import schema_enums
+    from .protocols import resolve
 
     schema = yaml.safe_load(Path(schema_path).read_text())
     defs = schema.get("$defs", {})
     for name, values in schema_enums().items():
         if name in defs:
             defs[name] = {**defs[name], "enum": list(values)}
+    for name, entry in defs.items():
+        if "enum_from" in entry:
+            code = {k: v for k, v in entry.items() if k != "enum_from"}
+            defs[name] = {**code, "enum": [*resolve(entry["enum_from"]), *entry.get("enum", [])]}
 
     def inline(node):
         if isinstance(node, dict):

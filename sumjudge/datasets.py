@@ -102,6 +102,10 @@ class Annotators:
     ids_column: str | None = None
     counts: tuple[str, str] | None = None
     note: str = ""                          # the annotators in words (why anonymous, ...)
+    # the alt-test's cost-benefit margin for annotators of their expertise (Calderon et al.: experts 0.2,
+    # skilled 0.15, crowd 0.1): the default of config leaderboard.alt_test.epsilon.<dataset>; None:
+    # leaderboard.alt_test.epsilon_default
+    epsilon: float | None = None
 
     def __post_init__(self):
         if self.identity not in ANNOTATOR_IDENTITIES:
@@ -283,7 +287,8 @@ _QAGS = dict(protocol="binary", paper_table="Table 5", table="table5", folder="q
              accuracy_dimension="factuality", metric_families=("factuality",),
              prompts=(("base", "prompts/binary_qags.txt"),),
              annotators=Annotators("workers", labels_column="votes", ids_column="workers",
-                                   note="Mechanical Turk workers, by worker id; each covers some sentences"))
+                                   note="Mechanical Turk workers, by worker id; each covers some sentences",
+                                   epsilon=0.1))
 
 BUILTIN: dict[str, DatasetSpec] = {s.name: s for s in (
     DatasetSpec(
@@ -301,7 +306,7 @@ BUILTIN: dict[str, DatasetSpec] = {s.name: s for s in (
                  ("def_ins", "prompts/likert_summeval_def_ins.txt"),
                  ("sys_prompt", "prompts/likert_summeval_sys_prompt.txt")),
         annotators=Annotators("persons", names=("expert0", "expert1", "expert2"),
-                              note="three experts, each scoring every summary")),
+                              note="three experts, each scoring every summary", epsilon=0.2)),
     DatasetSpec(
         name="newsroom", protocol="likert", label="Newsroom", paper_table="Table 2", table="table2",
         folder="newsroom", reader="sumjudge.data.newsroom:prepare",

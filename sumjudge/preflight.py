@@ -1,22 +1,24 @@
 """Before any job: every need of the configured run that would make one of its jobs fail.
 
 The workflow asks :func:`needs` once, before the first job (docs/metrics.md, "Before any
-job": Snakemake's ``onstart`` hook for a run, the end of parsing for a dry run), with
-the jobs that are about to run, as ``(rule, wildcards)`` pairs. Each need that is not
-met is one step of a numbered list (:func:`report`) naming the config key or the exact
-command that fixes it:
+job": Snakemake's ``onstart`` hook for a run, the end of parsing for a dry run), with the
+jobs that are about to run, as ``(rule, wildcards)`` pairs, the needs its rules declare
+(``{rule: need}``, each beside its rule in workflow/rules/*.smk) and the run's settings.
+This module knows the needs, never the rules. Each need that is not met is one step of a
+numbered list (:func:`report`) naming the config key or the exact command that fixes it:
 
-- ``fetch`` with config ``mirror`` set: the mirror directory and each file to copy
-  from it (a fetch from a mirror never falls back to a download);
-- ``rouge`` with ``rouge.implementation: rouge-perl`` (the default) and no conda
-  deployment: ``perl`` on PATH with the XML::Parser module (Debian
-  ``libxml-parser-perl``), or ``rouge.implementation: rouge-score``;
-- the learned metrics' rules: every model (a hub id in the cache or reachable, or a
-  local directory that exists and holds the model's files) and DAE's spaCy pipeline
-  (:func:`sumjudge.metrics.preflight.manual_steps`);
-- a judge job of an embedded judge (``judges.<name>.embedded``): llama-cpp-python
-  with its server extra, and the model (its assembled GGUF in ``judge.model_dir``, or
-  the PyPI packages holding its parts).
+- :func:`mirror_need` (the fetch jobs) with config ``mirror`` set: the mirror directory and
+  each file to copy from it (a fetch from a mirror never falls back to a download);
+- :func:`perl_need` (the ROUGE jobs, outside their conda environment) with
+  ``rouge.implementation: rouge-perl`` (the default): ``perl`` on PATH with the XML::Parser
+  module (Debian ``libxml-parser-perl``), or ``rouge.implementation: rouge-score``;
+- :func:`model_need` (the learned metrics' jobs, by their ``{metric}`` wildcard): every
+  model (a hub id in the cache or reachable, or a local directory that exists and holds
+  the model's files) and DAE's spaCy pipeline (:func:`sumjudge.metrics.preflight.manual_steps`);
+- :func:`embedded_need` (the jobs that hold a judge's requests, by their ``{judge}``
+  wildcard) of an embedded judge (``judges.<name>.embedded``): llama-cpp-python with its
+  server extra, and the model (its assembled GGUF in ``judge.model_dir``, or the PyPI
+  packages holding its parts).
 
 No rule needs LaTeX (the tables stage writes ``.tex`` files and compiles none), so
 LaTeX is never a need. Nothing is downloaded, loaded or written; the checks take well
@@ -30,29 +32,22 @@ import importlib.util
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 
 from .metrics.preflight import MODEL_KEYS, manual_steps
 
-Job = tuple[str, Mapping[str, str]]  # (rule name, wildcards)
+if TYPE_CHECKING:
+    from .settings import RunSettings
 
-# the rules whose jobs hold a judge's requests, either order (an imported judge's rule sends none)
-JUDGE_RULES = ("judge", "judge_batch_submit")
+Job = tuple[str, Mapping[str, str]]  # (rule name, wildcards)
+# a need: (the wildcards of the jobs about to run of the rules that declare it, the run's settings) -> steps
+Need = Callable[[list[dict[str, str]], "RunSettings"], list[str]]
 LLAMA_SERVER_HINT = "pip install 'llama-cpp-python[server]==0.3.36'"
 
 
-def enabled(config: Mapping[str, Any]) -> bool:
-    """Config ``preflight`` (default true); the old key ``metrics.check_models: false``
-    still switches the whole check off."""
-    return bool(config.get("preflight", True)) and (config.get("metrics") or {}).get("check_models") is not False
-
-
-def metric_of(rule: str, wildcards: Mapping[str, str]) -> str | None:
-    """The learned metric whose model a job of rule ``metric`` loads: its ``{metric}``
-    wildcard names a registry entry (``bartscore/bart`` is bartscore's). None for any other
-    job (``metric_bartscore`` only joins the two checkpoints' parts)."""
-    if rule != "metric":
-        return None
+def metric_of(wildcards: Mapping[str, str]) -> str | None:
+    """The learned metric whose model a job loads: its ``{metric}`` wildcard names a registry
+    entry (``bartscore/bart`` is bartscore's); None for a job without one."""
     from .metrics.learned import LEARNED
 
     entry = LEARNED.get(wildcards.get("metric", ""))
@@ -113,42 +108,53 @@ def mirror_steps(mirror: str, paths: Iterable[str]) -> list[str]:
             "download them"]
 
 
-def needs(config: Mapping[str, Any], jobs: Iterable[Job], judges: Mapping[str, Any] | None = None,
-          conda: bool = False) -> list[str]:
-    """One line per unmet need of ``jobs`` (``(rule, wildcards)`` of the jobs about to run).
-    ``judges``: judge name -> settings (``embedded`` attribute); ``conda``: rules run in
-    their conda environments (envs/*.yaml bring Perl and its module)."""
-    jobs = [(rule, dict(wc)) for rule, wc in jobs]
-    rules = {rule for rule, _ in jobs}
-    steps: list[str] = []
-    if "fetch" in rules and config.get("mirror"):
-        steps += mirror_steps(str(config["mirror"]), [wc["path"] for rule, wc in jobs if rule == "fetch"])
-    if "rouge" in rules and not conda and \
-            (config.get("rouge") or {}).get("implementation", "rouge-perl") == "rouge-perl":
-        steps += [s for s in [perl_step()] if s]
-    metrics = list(dict.fromkeys(m for rule, wc in jobs if (m := metric_of(rule, wc))))
-    if metrics:
-        steps += manual_steps(config["metrics"], metrics)
-    judge_cfg = config.get("judge") or {}
-    seen = set()
-    for rule, wc in jobs:
-        name = wc.get("judge")
-        if rule not in JUDGE_RULES or name in seen or judges is None or name not in judges:
-            continue
-        seen.add(name)
-        if getattr(judges[name], "embedded", None):
-            steps += embedded_steps(name, judges[name].embedded, judge_cfg.get("model_dir"))
+def mirror_need(jobs: list[dict[str, str]], run: "RunSettings") -> list[str]:
+    """The mirror and its files of the fetch jobs (``{path}``), when config ``mirror`` is set."""
+    return mirror_steps(str(run.mirror), [wc["path"] for wc in jobs]) if run.mirror else []
+
+
+def perl_need(jobs: list[dict[str, str]], run: "RunSettings") -> list[str]:
+    """ROUGE-1.5.5's Perl and XML::Parser, when ``rouge.implementation`` is rouge-perl."""
+    return [s for s in [perl_step()] if s] if run.rouge_implementation == "rouge-perl" else []
+
+
+def model_need(jobs: list[dict[str, str]], run: "RunSettings") -> list[str]:
+    """The models (and DAE's parser) of the learned metrics the jobs' ``{metric}`` name."""
+    metrics = list(dict.fromkeys(m for wc in jobs if (m := metric_of(wc))))
+    return manual_steps(run.metrics, metrics) if metrics else []
+
+
+def embedded_need(jobs: list[dict[str, str]], run: "RunSettings") -> list[str]:
+    """The llama.cpp server and model files of each embedded judge the jobs' ``{judge}`` name."""
+    steps = []
+    for name in dict.fromkeys(wc.get("judge") for wc in jobs):
+        spec = run.judges.get(name)
+        if spec is not None and spec.embedded:
+            steps += embedded_steps(name, spec.embedded, run.model_dir)
     return steps
 
 
-def report(steps: list[str], config: Mapping[str, Any]) -> str:
+def needs(jobs: Iterable[Job], declared: Mapping[str, Need], run: "RunSettings") -> list[str]:
+    """One line per unmet need of ``jobs`` (``(rule, wildcards)`` of the jobs about to run):
+    each need of ``declared`` (rule -> need), in its order, asked once about the jobs of
+    every rule that declares it."""
+    jobs = [(rule, dict(wc)) for rule, wc in jobs]
+    steps: list[str] = []
+    for need in dict.fromkeys(declared.values()):
+        mine = [wc for rule, wc in jobs if declared.get(rule) is need]
+        if mine:
+            steps += need(mine, run)
+    return steps
+
+
+def report(steps: list[str], run: "RunSettings") -> str:
     """The one message that stops the workflow before any job starts."""
-    run = list((config.get("metrics") or {}).get("run") or [])
-    keep = [m for m in run if not any(s.startswith(f"{m}:") for s in steps)]
+    metrics = list(run.metrics_run)
+    keep = [m for m in metrics if not any(s.startswith(f"{m}:") for s in steps)]
     lines = [f"before any job: {len(steps)} need(s) of the jobs about to run are missing here, so those jobs could "
              "only fail (nothing has run). Fix each:"]
     lines += [f"  {i}. {s}" for i, s in enumerate(steps, 1)]
-    if keep != run:
+    if keep != metrics:
         lines.append(f"Or leave the learned metrics that miss a model out of this run: --config 'metrics={{run: "
                      f"[{', '.join(keep)}]}}' (docs/metrics.md).")
     lines.append("To skip this check: --config preflight=False (each job then stops with its own one-line message).")

@@ -27,6 +27,7 @@ from sumjudge.judge.targets import outputs, swapped_outputs
 from sumjudge.protocols import Column, Protocol
 from sumjudge.tables.accuracy import accuracy_table, judge_rows
 from sumjudge.tables.behaviour import behaviour_table
+from sumjudge.settings import RunSettings
 from sumjudge.tables.caveats import table_context, unit_words
 from sumjudge.tables.inputs import JudgeRun
 from sumjudge.tables.settings import TableSettings
@@ -88,8 +89,8 @@ def stages(toy):
     out["data"] = data = prepare(tmp_path / "mine.csv", "acceptable")
     out["template"] = template = load_template(spec.prompt_file("base"))
     # the tables' context, from the config (before the dataset is registered as a built-in below)
-    out["context"] = table_context({"custom_datasets": {"mine": {"protocol": "acceptable",
-                                                                  "path": str(tmp_path / "mine.csv")}}})
+    out["context"] = table_context(RunSettings.from_config({"custom_datasets": {"mine": {
+        "protocol": "acceptable", "path": str(tmp_path / "mine.csv")}}}))
     # the cost estimate (a built-in name is looked up: register the dataset like one)
     toy["mp"].setitem(datasets.BUILTIN, spec.name, spec)
     cfg = judge_spec("fake", {"model": "fake-model", "base_url": "http://127.0.0.1:9/v1",

@@ -39,10 +39,11 @@ def test_a_learned_metric_scores_a_users_dataset_by_its_spec(tmp_path):
 def test_a_users_dataset_has_its_protocols_unit_words_in_the_caveats():
     """The caveats looked a dataset up by name without the config: a user's pairwise
     dataset counted "units", not "summary pairs"."""
+    from sumjudge.settings import RunSettings
     from sumjudge.tables.caveats import annotate, table_caveats, table_context
 
     config = {"custom_datasets": {"pairs": {"path": "p.csv", "protocol": "pairwise"}}, "judges": {}}
-    ctx = table_context(config)
+    ctx = table_context(RunSettings.from_config(config))
     df = pd.DataFrame([{"table": "pairs", "dataset": "pairs", "dimension": "pairwise", "level": "accuracy",
                         "row": "judge", "kind": "judge", "value": 0.5, "published": None, "model": "m",
                         "subset": "all"}])
@@ -51,4 +52,4 @@ def test_a_users_dataset_has_its_protocols_unit_words_in_the_caveats():
     assert out["caveat"].iloc[0].startswith("2 pairs documents, 3 summary pairs (all)")
     assert table_caveats(out, ctx)[0] == "pairs: 2 documents, 3 summary pairs (all)"
     # without custom_datasets the context (a rule parameter) is what it was: no rerun of the table rules
-    assert "unit_words" not in table_context({"judges": {}})
+    assert "unit_words" not in table_context(RunSettings.from_config({"judges": {}}))

@@ -122,7 +122,7 @@ class EmbeddedEndpoint(Endpoint):
     @contextlib.contextmanager
     def connect(self, model_dir: str | None = None, server_log: str | None = None) -> Iterator[Connection]:
         gguf = assemble(self.spec.embedded, model_dir)
-        with llama_server(gguf, self.spec.model, self.spec.server.to_dict(), server_log) as server:
+        with llama_server(gguf, self.spec.model, self.spec.server.to_params(), server_log) as server:
             yield Connection(server.url, DUMMY_KEY, server.failure)
 
 

@@ -184,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     from ..data.prepare import DATASETS
     from ..errors import UserError
     from .spec import judge_specs
-    from .targets import judged_datasets, variants as judged_variants
+    from ..catalog import judged_datasets, variants as judged_variants
 
     ap = argparse.ArgumentParser(prog="python -m sumjudge.judge.estimate", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -10,9 +10,12 @@ exactly like the config keys and own their defaults; it owns the request fields 
 sends (:meth:`~JudgeSettings.request_params`), its cache identity
 (:meth:`~JudgeSettings.server_identity`) and its cost (:meth:`~JudgeSettings.cost`,
 the one price formula of the estimate, ``usage.json`` and the cache's stats).
-Snakemake passes a judge to its jobs as today's plain dict (:meth:`~JudgeSettings.to_dict`:
+Snakemake passes a judge to its jobs as today's plain dict (:meth:`~JudgeSettings.to_params`:
 the params Snakemake compares to decide reruns); the scripts and package functions
-turn it back into settings with :meth:`JudgeSettings.of`.
+turn it back into settings with :meth:`JudgeSettings.from_params` (or :meth:`JudgeSettings.of`).
+The settings convention of every settings class: :mod:`sumjudge.settings`. The schema
+(workflow/schemas/config.schema.yaml) holds each key's type, choices and bounds; this
+module the defaults and the rules across keys.
 """
 from __future__ import annotations
 
@@ -36,25 +39,21 @@ EMBEDDED_TOP_LOGPROBS = 10
 # max_completion_tokens): what a reasoning model typically spends on a short answer
 UNCAPPED_OUTPUT_TOKENS = 1024
 
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-
-
-
-
 # A request field: (value, sample index) -> the fields it adds to the request (sent only
 # when the value is not null). ``send=True``: the value as is, under the key's own name.
 Send = Callable[[Any, int], "dict[str, Any]"]
 
 
 def _setting(default: Any = None, *, factory: Callable[[], Any] | None = None, send: bool | Send = False,
-             sends: tuple[str, ...] = (), config: Any = MISSING, optional: bool = False) -> Any:
+             sends: tuple[str, ...] = (), config: Any = MISSING, optional: bool = False, jobs: bool = True) -> Any:
     """A config key (the field's name): its default (``factory()`` for a mutable one);
     ``send``: a request field (so part of the cache key), see :data:`Send`; ``sends``: the
     request fields a ``send`` function writes, when not the key's own name (an error the
     server gives about one of them names this key); ``config``: the default as config
     writes it where the field holds an object (``batch: {}``); ``optional``: in the
-    settings dict only when set (a new key that changes no existing judge's dict)."""
-    meta = {"send": send, "sends": sends, "optional": optional, "config": config}
+    settings dict only when set (a new key that changes no existing judge's dict); ``jobs``:
+    False for a key no judge job reads (left out of :meth:`JudgeSettings.job_params`)."""
+    meta = {"send": send, "sends": sends, "optional": optional, "config": config, "jobs": jobs}
     if factory is not None:
         return field(default_factory=factory, metadata=meta)
     return field(default=default, metadata=meta)
@@ -102,7 +101,7 @@ class ServerSettings:
     chat_format: str | None = None    # null: the chat template stored in the GGUF
     startup_timeout_s: float = 180.0
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_params(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
@@ -149,47 +148,55 @@ class JudgeSettings:
     # (see normalise_base_url)
     cache_identity: str | None = _setting()
     # optional keys, kept in the settings dict only when set (absent ones leave existing judge params unchanged):
-    price_per_hour: float | None = _setting(optional=True)  # USD per hour of a local judge's machine (leaderboard)
+    # USD per hour of a local judge's machine: the leaderboard's and a jury's cost, read by no judge job
+    price_per_hour: float | None = _setting(optional=True, jobs=False)
     scores: Any = _setting(optional=True)     # another tool's scores (sumjudge.judge.imported): no request is sent
     # true: a row whose score cannot be made the way asked (a weighted Likert score without logprobs) falls
     # back to the top-token score, named on the row (score_fallback); false (unset): an error (docs/judge.md)
     allow_score_fallback: bool = _setting(False, optional=True)
     jury: list[str] | None = _setting(optional=True)  # member judges: a jury judges from their tables (sumjudge.judge.jury)
     aggregate: str | None = _setting(optional=True)   # a jury's aggregate: mean | median | majority (JURY_AGGREGATES)
-    # the settings dict this was built from: what to_dict gives back
+    # the settings dict this was built from: what to_params gives back
     source: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     # ---- construction -------------------------------------------------------------------
     @classmethod
     def from_config(cls, name: str, settings: Mapping[str, Any] | None) -> "JudgeSettings":
-        """Judge ``name``'s config block, validated, every default filled in."""
+        """Judge ``name``'s config block (validated by the schema), every default filled in and
+        the rules across its keys checked."""
         spec = _filled(name, settings)
         return cls(**_values(spec), source=spec)
 
     def __post_init__(self) -> None:
-        # built from its settings dict or not at all: to_dict must give what the fields hold
+        # built from its settings dict or not at all: to_params must give what the fields hold
         expected = _values(self.source) if self.source else None
         if expected is None or any(getattr(self, k) != v for k, v in expected.items()):
-            raise TypeError("JudgeSettings are built by JudgeSettings.from_config (judge_spec) or from_dict; "
+            raise TypeError("JudgeSettings are built by JudgeSettings.from_config (judge_spec) or from_params; "
                             "for changed settings use settings.replace(key=value)")
 
     def replace(self, **changes: Any) -> "JudgeSettings":
         """The same judge with some config keys changed, validated again."""
-        return type(self).from_dict({**self.source, **changes})
+        return type(self).from_params({**self.source, **changes})
 
     @classmethod
-    def from_dict(cls, spec: Mapping[str, Any]) -> "JudgeSettings":
-        """From :meth:`to_dict`'s dict (a rule's ``params.spec``, a table's metadata)."""
+    def from_params(cls, spec: Mapping[str, Any]) -> "JudgeSettings":
+        """From :meth:`to_params`'s dict (a rule's ``params.spec``, a table's metadata)."""
         return cls.from_config(spec["name"], {k: v for k, v in spec.items() if k != "name"})
 
     @classmethod
     def of(cls, spec: "JudgeSettings | Mapping[str, Any]") -> "JudgeSettings":
-        return spec if isinstance(spec, cls) else cls.from_dict(spec)
+        return spec if isinstance(spec, cls) else cls.from_params(spec)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_params(self) -> dict[str, Any]:
         """The settings as a plain dict, exactly as every earlier version passed them
         (Snakemake's params: a different dict would rerun every judge job)."""
         return copy.deepcopy(self.source)
+
+    def job_params(self) -> dict[str, Any]:
+        """:meth:`to_params` without the keys no judge job reads (``price_per_hour``): what the
+        judge jobs are passed, so that changing such a key reruns only the rules that read it
+        (docs/sharing.md); :meth:`from_params` takes it back (those keys unset)."""
+        return {k: v for k, v in self.to_params().items() if k not in NOT_FOR_JOBS}
 
     # ---- requests and the cache ---------------------------------------------------------
     def request_params(self, sample: int) -> dict[str, Any]:
@@ -285,6 +292,7 @@ def local_cost(price_per_hour: float | None, wall_s: float | None) -> float | No
 _KEYS = [f.name for f in fields(JudgeSettings) if "send" in f.metadata]  # the config keys: not name, source
 _REQUEST_FIELDS = [f for f in fields(JudgeSettings) if f.metadata.get("send")]
 OPTIONAL_KEYS = tuple(f.name for f in fields(JudgeSettings) if f.metadata.get("optional"))
+NOT_FOR_JOBS = tuple(f.name for f in fields(JudgeSettings) if f.metadata.get("jobs") is False)
 # what top_logprobs sends: a request without them is its label request (JudgeSettings.label_params)
 LOGPROB_PARAMS: tuple[str, ...] = next(f.metadata["sends"] for f in _REQUEST_FIELDS if f.name == "top_logprobs")
 # request field -> the config key that sets it (what an invalid-request message names;
@@ -317,44 +325,16 @@ BATCH_OPTIONAL_KEYS = tuple(f.name for f in fields(BatchSettings) if f.metadata.
 EMBEDDED_SERVER_DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(ServerSettings)}
 
 
-def _with_defaults(key: str, defaults: dict[str, Any], given: dict[str, Any] | None,
-                   optional: tuple[str, ...] = ()) -> dict[str, Any]:
-    """A settings block ``given`` (config key ``key``) over its ``defaults``; unknown names
-    are an error; ``optional`` names are allowed and kept only when given."""
-    unknown = set(given or {}) - set(defaults) - set(optional)
-    if unknown:
-        raise JudgeConfigError(f"config key {key}: unknown setting(s) {', '.join(sorted(unknown))}; "
-                               f"allowed: {', '.join(sorted({*defaults, *optional}))}")
-    return {**defaults, **(given or {})}
-
-
 def _filled(name: str, settings: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Settings of judge ``name`` with every default filled in, validated (the settings dict)."""
-    if not NAME_PATTERN.match(name):
-        raise JudgeConfigError(f"judge name {name!r} (config key judges.{name}): use letters, digits, . _ -")
-    spec = copy.deepcopy(JUDGE_DEFAULTS)
-    unknown = set(settings or {}) - set(spec) - set(OPTIONAL_KEYS)
-    if unknown:
-        raise JudgeConfigError(f"config key judges.{name}: unknown setting(s) {', '.join(sorted(unknown))}; "
-                               f"allowed: {', '.join(sorted(spec))}")
-    spec.update(copy.deepcopy(dict(settings or {})))
-    spec["name"] = name
+    """Settings of judge ``name`` (a config block the schema validated) with every default
+    filled in and the rules across its keys checked (the settings dict)."""
+    spec = {**copy.deepcopy(JUDGE_DEFAULTS), **copy.deepcopy(dict(settings or {})), "name": name}
     if spec.get("jury") is not None or spec.get("aggregate") is not None:
         _check_jury(name, spec)
     if not spec["model"] and spec.get("scores"):
         spec["model"] = "imported-scores"
-    if not spec["model"]:
-        raise JudgeConfigError(f"config key judges.{name}.model: a model id is required")
     if spec["embedded"]:
-        from .embedded import EMBEDDED_MODELS
-        if spec["embedded"] not in EMBEDDED_MODELS:
-            raise JudgeConfigError(f"config key judges.{name}.embedded: {spec['embedded']!r} is not an embedded "
-                                   f"model; allowed values: {', '.join(EMBEDDED_MODELS)}")
-        if spec["base_url"]:
-            raise JudgeConfigError(f"config key judges.{name}: set either base_url or embedded, not both")
-        spec["server"] = _with_defaults(f"judges.{name}.server", EMBEDDED_SERVER_DEFAULTS, spec["server"])
-        if "top_logprobs" not in (settings or {}):
-            spec["top_logprobs"] = EMBEDDED_TOP_LOGPROBS
+        _embedded(name, spec, settings or {})
     elif not spec["base_url"] and not spec.get("scores") and not spec.get("jury"):
         raise JudgeConfigError(f"config key judges.{name}: set base_url (an OpenAI-compatible API), embedded, "
                                "scores (another tool's scores) or jury (member judges)")
@@ -364,44 +344,42 @@ def _filled(name: str, settings: Mapping[str, Any] | None) -> dict[str, Any]:
         raise JudgeConfigError(f"config keys judges.{name}.max_tokens and judges.{name}.max_completion_tokens: "
                                f"set only one (reasoning models take max_completion_tokens; set "
                                f"judges.{name}.max_tokens: null)")
-    if spec["mode"] not in MODES:
-        raise JudgeConfigError(f"config key judges.{name}.mode: {spec['mode']!r}; allowed values: {', '.join(MODES)}")
-    batch = _with_defaults(f"judges.{name}.batch", BATCH_DEFAULTS, spec["batch"], BATCH_OPTIONAL_KEYS)
-    if batch["fallback"] not in FALLBACKS:
-        raise JudgeConfigError(f"config key judges.{name}.batch.fallback: {batch['fallback']!r}; allowed values: "
-                               f"{', '.join(FALLBACKS)}")
-    spec["batch"] = batch
-    if spec["mode"] == "batch" and spec["embedded"]:
-        raise JudgeConfigError(f"config key judges.{name}.mode: batch needs an API with /v1/batches, "
-                               f"not an embedded judge")
-    if spec["embedded"]:  # a model on this machine: its price is known, and it is 0
-        for k in ("price_input_per_1k", "price_output_per_1k"):
-            if spec[k] is None:
-                spec[k] = 0.0
-    if spec["embedded"] and spec["cache_identity"]:
-        raise JudgeConfigError(f"config key judges.{name}.cache_identity: only for remote judges "
-                               f"(an embedded judge is named by its model file's sha256)")
+    spec["batch"] = {**BATCH_DEFAULTS, **(spec["batch"] or {})}
     check_no_secrets(name, spec)
-    if int(spec["samples"]) < 1 or int(spec["max_concurrency"]) < 1:
-        raise JudgeConfigError(f"config key judges.{name}: samples and max_concurrency must be >= 1")
     return spec
 
 
+def _embedded(name: str, spec: dict[str, Any], given: Mapping[str, Any]) -> None:
+    """An embedded judge's rules (in place): no base_url, no Batch API, no cache_identity; its
+    server settings and top_logprobs filled in, and its token prices known (0)."""
+    if spec["base_url"]:
+        raise JudgeConfigError(f"config key judges.{name}: set either base_url or embedded, not both")
+    if spec["cache_identity"]:
+        raise JudgeConfigError(f"config key judges.{name}.cache_identity: only for remote judges "
+                               f"(an embedded judge is named by its model file's sha256)")
+    if spec["mode"] == "batch":
+        raise JudgeConfigError(f"config key judges.{name}.mode: batch needs an API with /v1/batches, "
+                               f"not an embedded judge")
+    spec["server"] = {**EMBEDDED_SERVER_DEFAULTS, **(spec["server"] or {})}
+    if "top_logprobs" not in given:
+        spec["top_logprobs"] = EMBEDDED_TOP_LOGPROBS
+    for k in ("price_input_per_1k", "price_output_per_1k"):  # a model on this machine: its price is 0
+        if spec[k] is None:
+            spec[k] = 0.0
+
+
 def _check_jury(name: str, spec: dict[str, Any]) -> None:
-    """A jury's own keys (its members are checked against the other judges by :func:`judge_specs`):
-    at least two distinct member names, an aggregate of :data:`JURY_AGGREGATES` (default mean),
-    and nothing that would send a request or import scores."""
+    """A jury's rules across keys (its members are checked against the other judges by
+    :func:`judge_specs`; the schema checks the list itself): a jury names its members and is
+    not one of them, aggregates with ``mean`` unless told, and sends no request nor imports
+    scores."""
     members = spec.get("jury")
-    if not isinstance(members, list) or len(members) < 2 or len(set(map(str, members))) != len(members):
+    if not members:
         raise JudgeConfigError(f"config key judges.{name}.jury: a list of at least two different judge names, "
-                               f"e.g. jury: [judge-a, judge-b, judge-c]; got {members!r}")
+                               f"e.g. jury: [judge-a, judge-b, judge-c] (judges.{name}.aggregate is a jury's)")
     if name in members:
         raise JudgeConfigError(f"config key judges.{name}.jury: a jury cannot be its own member")
-    spec.setdefault("aggregate", None)
-    spec["aggregate"] = spec["aggregate"] or "mean"
-    if spec["aggregate"] not in JURY_AGGREGATES:
-        raise JudgeConfigError(f"config key judges.{name}.aggregate: {spec['aggregate']!r}; allowed values: "
-                               f"{', '.join(JURY_AGGREGATES)}")
+    spec["aggregate"] = spec.get("aggregate") or "mean"
     clash = [k for k in ("base_url", "embedded", "scores") if spec.get(k)]
     if clash:
         raise JudgeConfigError(f"config key judges.{name}: a jury judges from its members' tables; remove "

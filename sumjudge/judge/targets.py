@@ -6,28 +6,10 @@ from pathlib import Path
 from typing import Any
 
 from .. import datasets as _ds
-from ..catalog import SELECTED_VARIANTS
+from ..catalog import variants
 from ..io import SWAPPED
 from .endpoint import endpoint_for
 from .spec import JudgeSettings
-
-
-def variants(dataset: "str | _ds.DatasetSpec", judge_cfg: dict[str, Any]) -> list[str]:
-    """The prompt variants judged for a dataset (Table 6's dataset: the config key
-    sumjudge.catalog.SELECTED_VARIANTS names, judge.summeval_variants)."""
-    spec = _ds.get(dataset)
-    if spec.name in SELECTED_VARIANTS:
-        return [v for v in judge_cfg[SELECTED_VARIANTS[spec.name]] if v in spec.variants]
-    return list(spec.variants)
-
-
-def judged_datasets(datasets: list[str], judge_cfg: dict[str, Any]) -> list[str]:
-    """The built-in datasets the judges judge: those of ``judge.datasets`` among ``datasets``
-    (in that order), then every dataset of ``datasets`` beyond the paper (no paper table:
-    judged like a user's dataset, so naming it in ``datasets`` is the one line that adds
-    it; docs/data.md)."""
-    listed = [d for d in judge_cfg["datasets"] if d in datasets]
-    return listed + [d for d in datasets if d not in listed and not _ds.get(d).paper_table]
 
 
 def output(results: str, judge: str, dataset: str, variant: str, ext: str = "parquet", swapped: bool = False) -> str:

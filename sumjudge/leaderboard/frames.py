@@ -143,5 +143,5 @@ def verdict_frames(columns, tables: TableSettings | None = None, board: Leaderbo
     samples answers}), ...]`` (an optional third item: row -> extra cell fields). Returns
     the frames of :func:`frames`; the leaderboard's build adds the summary and costs."""
     tables = tables or TableSettings()
-    board = board or LeaderboardSettings.from_config({})
+    board = board or LeaderboardSettings()
     return frames([column(c[0], c[1], tables, board, c[2] if len(c) > 2 else None) for c in columns], board)

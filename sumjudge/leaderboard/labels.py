@@ -37,7 +37,7 @@ def _row(inp: LabelInput, samples: np.ndarray, ts: TableSettings, board: Leaderb
     c = decision_scores(inp, agg, ts.pairwise_ties)
     value = float(np.nanmean(c)) if np.isfinite(c).any() else np.nan
     n_valid, n_units = int((~np.isnan(agg)).sum()), int(agg.size)
-    gate = inp.gate(samples, board.gate)
+    gate = inp.gate(samples, board.gate(ts))
     parse = parse_gate(n_valid, n_units, board.parse_gate)
     why = reasons(gate, parse)
     cell = {"value": value, "n": int((~np.isnan(c)).sum()), **interval(value, plan.mean(c, codes), ts.confidence),

@@ -66,7 +66,7 @@ def _row(inp: ScoreInput, samples: np.ndarray, human: np.ndarray, plan, ts: Tabl
         point.update({lv: float(p[lv]) for lv in levels})
         draws.update({lv: d[lv] for lv in levels})
     n_valid, n_units = int((~np.isnan(agg)).sum()), int(agg.size)
-    gate = inp.gate(samples, board.gate)
+    gate = inp.gate(samples, board.gate(ts))
     parse = parse_gate(n_valid, n_units, board.parse_gate)
     n_cells = int((~np.isnan(mats["sample"]) & ~np.isnan(human)).sum())
     cells = {lv: {"value": point[lv], "n": n_cells, **interval(point[lv], draws[lv], ts.confidence),

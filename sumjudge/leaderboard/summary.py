@@ -15,7 +15,8 @@ unknown stays unknown: "not priced", "not measured". Every run counts, swapped o
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
@@ -37,6 +38,14 @@ class JudgePricing:
     @classmethod
     def of(cls, spec) -> "JudgePricing":
         return cls(spec.local, spec.price_per_hour)
+
+    def to_params(self) -> dict[str, Any]:
+        """Plain values: what rule ``leaderboard`` passes as a param (Snakemake compares their repr)."""
+        return asdict(self)
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> "JudgePricing":
+        return cls(**params)
 
 
 def machine_seconds(runs) -> float | None:

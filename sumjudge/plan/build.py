@@ -18,17 +18,16 @@ from typing import Any
 
 import pandas as pd
 
-from .. import datasets as _ds
 from ..errors import UserError
 from ..judge.cache import ResponseCache
 from ..judge.estimate import estimate, to_send
 from ..judge.prompts import load_template
 from ..judge.run import plan_requests
-from ..judge.spec import JudgeConfigError, JudgeSettings, judge_specs
-from ..judge.targets import prompt_path, variants as judged_variants
+from ..judge.spec import JudgeConfigError, JudgeSettings
+from ..judge.targets import prompt_path
+from ..settings import RunSettings
 from ..tables.errors import TablesInputError
 from ..tables.inputs import load_judge_run
-from ..tables.settings import TableSettings
 from .labels import PAPER_LABEL_USD, labels_needed, savings_pilot, table_pilot
 from .power import separate
 from .tokens import counter
@@ -63,13 +62,11 @@ def _judge(specs: dict[str, JudgeSettings], name: str) -> JudgeSettings:
     return specs[name]
 
 
-def _tables(results: str, datasets: tuple[str, ...], config: dict) -> dict[str, pd.DataFrame]:
+def _tables(results: str, datasets: tuple[str, ...], run: RunSettings) -> dict[str, pd.DataFrame]:
     tables = {}
     for d in datasets:
-        try:
-            _ds.get(d, config)
-        except ValueError as err:
-            raise PlanError(str(err)) from None
+        if d not in run.specs:
+            raise PlanError(f"unknown dataset {d!r}; known: {', '.join(run.specs)}")
         path = Path(results) / "data" / f"{d}.parquet"
         if not path.exists():
             raise PlanError(f"{path} is missing: prepare it first (snakemake --cores 1 {path}); the plan reads "
@@ -89,19 +86,18 @@ def _reported(results: str, judge: str, dataset: str, variant: str) -> pd.DataFr
     return t.loc[t["status"] != "api_error", ["unit_id", "sample", "input_tokens"]]
 
 
-def prompt_rows(spec: JudgeSettings, tables: dict, variants: dict, config: dict, results: str) -> pd.DataFrame:
+def prompt_rows(spec: JudgeSettings, tables: dict, variants: dict, run: RunSettings, results: str) -> pd.DataFrame:
     """Per dataset and variant: requests (one per unit and sample), those to send (distinct and not
     cached, as the estimate counts them), the prompt tokens of the distinct prompts (how counted), and
     the tokens the judge's server reported on the units it judged already, beside this count on the
     same units."""
-    jc = config["judge"]
-    count, method = counter(spec, jc.get("model_dir"))
-    cache = ResponseCache(jc["cache_dir"])
+    count, method = counter(spec, run.model_dir)
+    cache = ResponseCache(run.cache_dir)
     rows = []
     for d, df in tables.items():
-        ds = _ds.get(d, config)
+        ds = run.specs[d]
         for v in variants[d]:
-            template = load_template(prompt_path(jc.get("prompt_dir") or "prompts", ds, v))
+            template = load_template(prompt_path(run.prompt_dir or "prompts", ds, v))
             planned = plan_requests(df, ds, template, spec, "article", cache.legacy)
             counted, by_key = {}, {}
             for p in planned:
@@ -124,13 +120,11 @@ def _against_reported(counted: dict, reported: pd.DataFrame | None) -> dict[str,
             "counted_on_reported": sum(m for m, _ in known)}
 
 
-def cost_rows(spec: JudgeSettings, tables: dict, variants: dict, config: dict) -> pd.DataFrame:
+def cost_rows(spec: JudgeSettings, tables: dict, variants: dict, run: RunSettings) -> pd.DataFrame:
     """USD per dataset and variant of the requests not cached: live, Batch API, live with cached
     prefixes, and as configured (``usd_estimate``: the cost estimate's own ``cost_usd_expected``)."""
-    jc = config["judge"]
-
     def priced(s: JudgeSettings, cached: bool = False) -> pd.DataFrame:
-        return estimate(tables, {spec.name: s}, variants, jc["cache_dir"], jc.get("prompt_dir") or "prompts",
+        return estimate(tables, {spec.name: s}, variants, run.cache_dir, run.prompt_dir or "prompts",
                         cached_prefix=cached)
 
     out = priced(spec)[["dataset", "variant", "requests", "cached", "to_send", "input_tokens",
@@ -146,15 +140,15 @@ def cost_rows(spec: JudgeSettings, tables: dict, variants: dict, config: dict) -
     return out
 
 
-def label_rows(spec: JudgeSettings, tables: dict, request: PlanRequest, costs: pd.DataFrame, config: dict,
-               settings: TableSettings) -> pd.DataFrame:
+def label_rows(spec: JudgeSettings, tables: dict, request: PlanRequest, costs: pd.DataFrame,
+               run: RunSettings) -> pd.DataFrame:
     """Per dataset and dimension (accuracy question): the pilot and the labels needed."""
     rows = []
     for d, human in tables.items():
-        ds = _ds.get(d, config)
+        ds = run.specs[d]
         pilot = savings_pilot(request.results, spec.name, d)
         if pilot is None:
-            pilot = table_pilot(_run(request.results, spec.name, ds, human), human, ds, settings)
+            pilot = table_pilot(_run(request.results, spec.name, ds, human), human, ds, run.tables)
         mine = costs[(costs["dataset"] == d) & (costs["variant"] == "base")]
         per_unit = float(mine["usd_estimate"].sum() / max(int(mine["requests"].sum()), 1)) if len(mine) else 0.0
         pool = request.pool or int(human[ds.doc_column].nunique())
@@ -179,33 +173,31 @@ def _run(results: str, judge: str, ds, human: pd.DataFrame, variant: str = "base
         return None
 
 
-def power_rows(spec: JudgeSettings, other: JudgeSettings, tables: dict, request: PlanRequest, config: dict,
-               settings: TableSettings) -> pd.DataFrame:
+def power_rows(spec: JudgeSettings, other: JudgeSettings, tables: dict, request: PlanRequest,
+               run: RunSettings) -> pd.DataFrame:
     """Documents to separate ``spec`` from ``other`` per dataset (where both were run on its data)."""
     parts = []
     for d, human in tables.items():
-        ds = _ds.get(d, config)
+        ds = run.specs[d]
         variant = "base" if ds.proto.per_dimension else ds.accuracy_questions[0][2]
         a, b = (_run(request.results, j, ds, human, variant) for j in (spec.name, other.name))
         if a is None or b is None:
             parts.append(pd.DataFrame([{"dataset": d, "note": f"needs both judges' tables of {d} ({variant})"}]))
             continue
-        rows = separate(a, b, human, ds, settings, request.delta, request.power, 1 - request.confidence)
+        rows = separate(a, b, human, ds, run.tables, request.delta, request.power, 1 - request.confidence)
         parts.append(rows.assign(dataset=d, judge_a=spec.name, judge_b=other.name))
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 
-def make_plan(config: dict, request: PlanRequest) -> dict[str, pd.DataFrame]:
-    specs = judge_specs(config)
-    spec = _judge(specs, request.judge)
-    tables = _tables(request.results, request.datasets, config)
-    variants = {d: list(request.variants) if request.variants else judged_variants(d, config["judge"])
-                for d in tables}
-    settings = TableSettings.from_config(config)
-    costs = cost_rows(spec, tables, variants, config)
-    out = {"prompts": prompt_rows(spec, tables, variants, config, request.results), "cost": costs,
-           "labels": label_rows(spec, tables, request, costs, config, settings)}
+def make_plan(run: RunSettings, request: PlanRequest) -> dict[str, pd.DataFrame]:
+    """The plan's frames (module docstring) for ``request`` under the run's settings."""
+    spec = _judge(run.judges, request.judge)
+    tables = _tables(request.results, request.datasets, run)
+    variants = {d: list(request.variants or run.judge_variants[d]) for d in tables}
+    costs = cost_rows(spec, tables, variants, run)
+    out = {"prompts": prompt_rows(spec, tables, variants, run, request.results), "cost": costs,
+           "labels": label_rows(spec, tables, request, costs, run)}
     if request.compare:
-        out["power"] = power_rows(spec, specs.get(request.compare) or _judge(specs, request.compare), tables,
-                                  request, config, settings)
+        out["power"] = power_rows(spec, run.judges.get(request.compare) or _judge(run.judges, request.compare),
+                                  tables, request, run)
     return out

@@ -23,6 +23,7 @@ from .matrix import MEAN_DECIMALS
 
 LEVELS = ("sample", "system", "dataset")
 METHODS = ("spearman", "kendall")
+UNDEFINED = ("zero", "skip")  # a document whose sample-level correlation is undefined: counts as 0 | left out
 
 
 @dataclass(frozen=True)
@@ -58,8 +59,8 @@ def correlate(x, y, method: str = "spearman") -> float:
 
 def sample_level(df: pd.DataFrame, metric: str, human: str, doc: str = "doc_id",
                  method: str = "spearman", undefined: str = "zero") -> CorrelationResult:
-    if undefined not in ("zero", "skip"):
-        raise ValueError(f"undefined must be 'zero' or 'skip', not {undefined!r}")
+    if undefined not in UNDEFINED:
+        raise ValueError(f"undefined must be one of {UNDEFINED}, not {undefined!r}")
     data = df[[doc, metric, human]].dropna()
     values, n_undef = [], 0
     for _, g in data.groupby(doc, sort=True):

@@ -47,8 +47,13 @@ class Gate:
     reason: str = ""            # why flagged (empty when not)
     measure: str = "modal share"
 
-    def as_dict(self) -> dict:
+    def to_params(self) -> dict[str, float]:
+        """Plain values: what the table rules pass as their param ``gate``."""
         return asdict(self)
+
+    @classmethod
+    def from_params(cls, params: dict[str, float]) -> "NearConstantGate":
+        return cls(**params)
 
 
 @dataclass(frozen=True)
@@ -59,8 +64,13 @@ class ParseGate:
     n_units: int
     reason: str = ""
 
-    def as_dict(self) -> dict:
+    def to_params(self) -> dict[str, float]:
+        """Plain values: what the table rules pass as their param ``gate``."""
         return asdict(self)
+
+    @classmethod
+    def from_params(cls, params: dict[str, float]) -> "NearConstantGate":
+        return cls(**params)
 
 
 def modal_share(labels) -> float:
@@ -141,7 +151,8 @@ class NearConstantGate:
     """The near-constant gate's parameters, one definition for every page: the leaderboard greys
     and the tables stage flags with it (config ``tables.near_constant`` as ``threshold``,
     ``leaderboard.near_constant_ratio`` as ``ratio``, ``leaderboard.near_constant_sd_ratio`` as
-    ``sd_ratio``; built by :attr:`sumjudge.leaderboard.settings.LeaderboardSettings.gate`)."""
+    ``sd_ratio``; built by :meth:`sumjudge.leaderboard.settings.LeaderboardSettings.gate`, so it
+    has no defaults of its own: the settings' are the defaults, sumjudge/settings.py)."""
 
     threshold: float
     ratio: float
@@ -155,8 +166,13 @@ class NearConstantGate:
         """:func:`near_constant` (labels)."""
         return near_constant(answers, humans, self.threshold, self.ratio, reference)
 
-    def as_dict(self) -> dict:
+    def to_params(self) -> dict[str, float]:
+        """Plain values: what the table rules pass as their param ``gate``."""
         return asdict(self)
+
+    @classmethod
+    def from_params(cls, params: dict[str, float]) -> "NearConstantGate":
+        return cls(**params)
 
 
 def parse_gate(n_valid: int, n_units: int, threshold: float = 0.95) -> ParseGate:

@@ -69,11 +69,11 @@ def _log_summary(df: pd.DataFrame, name: str) -> None:
              f" (max |diff| {df.loc[compared, 'diff'].abs().max():.4f})" if compared.any() else "")
 
 
-def default_gate() -> NearConstantGate:
-    """The near-constant gate of the default settings (config.yaml's)."""
+def default_gate(settings: TableSettings) -> NearConstantGate:
+    """The near-constant gate of the leaderboard's default settings, at ``settings.near_constant``."""
     from ..leaderboard.settings import LeaderboardSettings
 
-    return LeaderboardSettings.from_config({}).gate
+    return LeaderboardSettings().gate(settings)
 
 
 def judge_gates(runs: list[JudgeRun], humans: dict[str, pd.DataFrame], settings: TableSettings,
@@ -81,7 +81,7 @@ def judge_gates(runs: list[JudgeRun], humans: dict[str, pd.DataFrame], settings:
     """The leaderboard's near-constant gate of every run (:mod:`sumjudge.leaderboard.run_gates`)."""
     from ..leaderboard.run_gates import run_gates
 
-    return run_gates(runs, humans, settings, gate or default_gate())
+    return run_gates(runs, humans, settings, gate or default_gate(settings))
 
 
 def with_caveats(df: pd.DataFrame, humans: dict[str, pd.DataFrame], runs: list[JudgeRun],

@@ -29,7 +29,7 @@ config of the command that renders them.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -45,6 +45,10 @@ CAVEAT_COLUMNS = ["n_units", "n_docs", "model_note", "dispersion", "human_disper
 _BY_LABEL = {v: k for k, v in DATASET_LABELS.items()}
 _METRIC_SPECS = {**{m.name: m for m in SCORE_METRICS}, **{m.printed(compares=True): m for m in SCORE_METRICS},
                  **{m.name: m for m in FACTUALITY_METRICS.values()}}
+
+if TYPE_CHECKING:
+    from ..judge.spec import JudgeSettings
+    from ..settings import RunSettings
 
 
 def unit_words(dataset: str, context: dict | None = None) -> str:
@@ -62,45 +66,25 @@ def unit_words(dataset: str, context: dict | None = None) -> str:
         return "units"
 
 
-def judge_description(name: str, spec: dict | None) -> str:
+def judge_description(name: str, spec: "JudgeSettings") -> str:
     """``qwen-1.5b (qwen2.5-coder-1.5b-instruct, embedded llama.cpp model; not the paper's ChatGPT)``."""
-    spec = spec or {}
-    model = spec.get("model") or name
-    if spec.get("embedded"):
-        return f"{name} ({spec['embedded']}, a local model served by llama.cpp; not the paper's ChatGPT)"
-    if str(model) == PAPER_JUDGE_MODEL:
-        return f"{name} ({model}, the paper's ChatGPT model)"
-    return f"{name} ({model}; not the paper's ChatGPT, {PAPER_JUDGE_MODEL})"
+    if spec.embedded:
+        return f"{name} ({spec.embedded}, a local model served by llama.cpp; not the paper's ChatGPT)"
+    if str(spec.model) == PAPER_JUDGE_MODEL:
+        return f"{name} ({spec.model}, the paper's ChatGPT model)"
+    return f"{name} ({spec.model}; not the paper's ChatGPT, {PAPER_JUDGE_MODEL})"
 
 
-def table_context(config: dict[str, Any]) -> dict[str, Any]:
-    """What the table rules need from the config beyond the statistics settings
-    (a plain dict: it is a rule parameter)."""
-    judges = config.get("judges") or {}
-    if isinstance(judges, list):
-        judges = {s.get("name"): s for s in judges if isinstance(s, dict)}
-    metrics = config.get("metrics") or {}
-    context = {"subset": {k: dict(v) for k, v in (config.get("subset") or {}).items() if v},
-               "judges": {str(n): judge_description(str(n), s if isinstance(s, dict) else {})
-                          for n, s in judges.items()},
-               "metrics_run": list(metrics.get("run") or []) if isinstance(metrics, dict) else []}
-    words = _custom_unit_words(config)
+def table_context(run: "RunSettings") -> dict[str, Any]:
+    """What the table rules need of the run beyond the statistics settings (a plain dict:
+    it is a rule parameter): the slice, each judge in words, the learned metrics run and,
+    with custom_datasets, what one unit of each user's dataset is."""
+    context = {"subset": run.subset, "judges": {n: judge_description(n, s) for n, s in run.judges.items()},
+               "metrics_run": list(run.metrics_run)}
+    words = {name: run.specs[name].proto.unit_words for name in run.custom_datasets}
     if words:  # only with custom_datasets (a built-in dataset's words come from the registry)
         context["unit_words"] = words
     return context
-
-
-def _custom_unit_words(config: dict[str, Any]) -> dict[str, str]:
-    """A user's dataset -> what one of its units is (its protocol object's ``unit_words``)."""
-    from ..datasets import DatasetConfigError, registry
-
-    if not config.get("custom_datasets"):
-        return {}
-    try:
-        specs = registry(config)
-    except DatasetConfigError:  # the workflow reports a bad entry where it reads custom_datasets
-        return {}
-    return {name: s.proto.unit_words for name, s in specs.items() if s.custom}
 
 
 def subset_label(dataset: str, context: dict | None) -> str:
@@ -249,8 +233,7 @@ LEARNED_NOT_RUN = ("Learned metrics not run (config metrics.run is empty): BERTS
                    "and DAE rows are absent; ROUGE only where configured.")
 
 
-def _data_line(config: dict[str, Any]) -> str:
-    subset = {k: v for k, v in (config.get("subset") or {}).items() if v}
+def _data_line(subset: dict[str, dict[str, Any]]) -> str:
     if not subset:
         return "Full datasets (no config subset)."
     return ("A SLICE, not the paper's data: " + "; ".join(f"{k} " + ", ".join(f"{a} {b}" for a, b in v.items())
@@ -279,17 +262,20 @@ def stand_in_metrics(manifest: dict[str, Any]) -> list[str]:
 
 def run_caveats(manifest: dict[str, Any]) -> list[str]:
     """What a reader must know before any number of a results directory, from its manifest
-    alone: the data (a slice, or the full datasets), each judge that ran (and that it is
-    not the paper's ChatGPT), the learned metrics not run or run on stand-in models."""
-    config = manifest.get("config") or {}
-    judges = table_context(config)["judges"]
+    alone (the settings of its recorded config): the data (a slice, or the full datasets),
+    each judge that ran (and that it is not the paper's ChatGPT), the learned metrics not
+    run or run on stand-in models."""
+    from ..settings import RunSettings
+
+    run = RunSettings.from_config(manifest.get("config") or {})
+    judges = table_context(run)["judges"]
     ran = ran_judges(manifest)
-    lines = [_data_line(config)]
+    lines = [_data_line(run.subset)]
     for j in ran:
         lines.append("Judge " + judges.get(j, f"{j} (not the paper's ChatGPT)") + ".")
     if not ran:
         lines.append("No judge ran (config judge.run is empty).")
-    if (config.get("metrics") or {}).get("run") == []:
+    if not run.metrics_run:
         lines.append(LEARNED_NOT_RUN)
     stand = stand_in_metrics(manifest)
     if stand:

@@ -29,7 +29,7 @@ import struct
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 import pandas as pd
 import pyarrow.parquet as pq
@@ -38,8 +38,11 @@ from .. import __version__
 from ..io import parse_judge_path, read_meta, sha256_file, write_text
 from .caveats import run_caveats
 from .inputs import parse_metric_path
-from .settings import TableSettings
 from .workflow import config_digest
+
+if TYPE_CHECKING:
+    from ..judge.spec import JudgeSettings
+    from ..settings import RunSettings
 
 # judge table column -> manifest key listing its distinct values
 _JUDGE_ID_COLUMNS = {"model": "models", "resolved_model": "resolved_models", "response_model": "response_models",
@@ -159,13 +162,14 @@ def gguf_file_type(path: str | Path) -> str | None:
     return None
 
 
-def embedded_models(judges_config: dict | None, model_dir: str | Path | None = None) -> dict[str, Any]:
-    """Per embedded judge: the model file, its sha256 and quantization."""
+def embedded_models(judges: Mapping[str, "JudgeSettings"], model_dir: str | Path | None = None) -> dict[str, Any]:
+    """Per embedded judge: the model file (in ``model_dir``, config ``judge.model_dir``), its
+    sha256 and quantization."""
     from ..judge.embedded import EMBEDDED_MODELS, default_model_dir
 
     out = {}
-    for name, spec in (judges_config or {}).items():
-        emb = spec.get("embedded") if isinstance(spec, dict) else None
+    for name, spec in judges.items():
+        emb = spec.embedded
         if not emb:
             continue
         model = EMBEDDED_MODELS.get(emb)
@@ -189,17 +193,17 @@ def embedded_models(judges_config: dict | None, model_dir: str | Path | None = N
     return out
 
 
-def data_sources(config: dict[str, Any], raw_dir: str | Path = "results/raw",
+def data_sources(datasets: Iterable[str], mirror: str | None, raw_dir: str | Path = "results/raw",
                  used: set[str] | None = None) -> list[dict[str, Any]]:
-    """Every upstream file of the configured datasets: where it came from and its sha256.
-    ``used``: the local paths the dataset tables were read from (their ``sources``
-    metadata); a pinned file outside it gets ``used: false`` (this config does not read it)."""
+    """Every upstream file of the configured ``datasets`` (config ``datasets``; ``mirror``:
+    config ``mirror``): where it came from and its sha256. ``used``: the local paths the
+    dataset tables were read from (their ``sources`` metadata); a pinned file outside it gets
+    ``used: false`` (this config does not read it)."""
     from ..data.sources import SOURCES
-    from ..datasets import BUILTIN, DATASETS
+    from ..datasets import BUILTIN
 
-    datasets = set(config.get("datasets") or DATASETS)  # no `datasets`: the default, the paper's
+    datasets = set(datasets)
     folders = {BUILTIN[d].folder for d in datasets if d in BUILTIN}  # qags_cnn, qags_xsum: the "qags" files
-    mirror = config.get("mirror")
     out = []
     for src in SOURCES:
         if datasets and src.dataset not in folders:
@@ -278,23 +282,19 @@ def invocation(command: str | None = None, config_files: list[str] | None = None
                              for f in files]}
 
 
-def build_manifest(config: dict[str, Any], repo: str | Path, prompts: list[str], judge_files: list[str],
-                   metric_files: list[str], dataset_files: list[str],
-                   judges_config: dict | list | None = None, results_dir: str | Path | None = None,
+def build_manifest(settings: "RunSettings", repo: str | Path, prompts: list[str], judge_files: list[str],
+                   metric_files: list[str], dataset_files: list[str], results_dir: str | Path | None = None,
                    raw_dir: str | Path | None = None, run: dict[str, Any] | None = None) -> dict[str, Any]:
-    """``results_dir``: where the worktree patch goes (None: not written); ``run``: the
-    Snakemake run's ``command`` and ``config_files`` (:func:`invocation`)."""
+    """The manifest of a run with ``settings`` (its config recorded as given): ``results_dir``:
+    where the worktree patch goes (None: not written); ``run``: the Snakemake run's
+    ``command`` and ``config_files`` (:func:`invocation`)."""
     from ..judge.prompts import TemplateError, load_template
 
     repo = Path(repo)
-    judges: dict[str, Any] = {}
-    # config `judges`: a mapping name -> settings (or a list of settings with `name`);
-    # it names the environment variable of a key, never holds a key
-    specs = judges_config.items() if isinstance(judges_config, dict) else \
-        [(s.get("name"), s) for s in judges_config or [] if isinstance(s, dict)]
-    for name, spec in specs:
-        if name:
-            judges[name] = {"config": spec, "outputs": {}}
+    recorded = dict(settings.source)  # the config as given: recorded, never read for a setting
+    # each judge's config block as written: it names the environment variable of a key, never holds a key
+    judges: dict[str, Any] = {name: {"config": block, "outputs": {}}
+                              for name, block in (recorded.get("judges") or {}).items()}
     for p in sorted(judge_files):
         judge, dataset, variant = parse_judge_path(p)
         judges.setdefault(judge, {"config": None, "outputs": {}})["outputs"][f"{dataset}/{variant}"] = judge_entry(p)
@@ -316,7 +316,6 @@ def build_manifest(config: dict[str, Any], repo: str | Path, prompts: list[str],
             prompt_hashes[key] = load_template(path).sha256
         except (TemplateError, UnicodeDecodeError):
             prompt_hashes[key] = sha256_file(path)
-    judges_dict = dict(specs) if judges_config else {}
     for j in judges.values():
         for o in j["outputs"].values():
             used = o.get("prompt_file")
@@ -328,15 +327,15 @@ def build_manifest(config: dict[str, Any], repo: str | Path, prompts: list[str],
         "invocation": invocation(**(run or {})),
         "libraries": library_versions(),
         "worktree": worktree_patch(repo, results_dir),
-        "embedded_models": embedded_models({k: v for k, v in judges_dict.items() if k}),
-        "data_sources": data_sources(config, raw, used_sources(dataset_files)),
+        "embedded_models": embedded_models(settings.judges, settings.model_dir),
+        "data_sources": data_sources(settings.datasets, settings.mirror, raw, used_sources(dataset_files)),
         "prompt_hash_definition": PROMPT_HASH_DEFINITION,
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "code_version": code_version(repo),
         "package_version": __version__,
-        "config": config,
-        "config_sha256": config_digest(config),
-        "statistics": TableSettings.from_config(config).provenance(),  # seeds, resamples, schemes
+        "config": recorded,
+        "config_sha256": config_digest(recorded),
+        "statistics": settings.tables.provenance(),  # seeds, resamples, schemes
         "prompt_templates": prompt_hashes,
         "judges": judges,
         "metrics": metrics,

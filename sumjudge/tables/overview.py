@@ -171,12 +171,12 @@ def landing_caveats(manifest: dict[str, Any], tables: dict[str, pd.DataFrame]) -
 
 
 def render(tables: dict[str, pd.DataFrame], chart_svg: str, judge_vs_best: pd.DataFrame, usage: pd.DataFrame,
-           manifest: dict[str, Any], behaviour_svg: str = "", behaviour: pd.DataFrame | None = None,
-           prompts: dict[str, str] | None = None) -> str:
-    from .caveats import table_caveats, table_context
-
-    context = table_context(manifest.get("config") or {})
+           manifest: dict[str, Any], context: dict[str, Any], behaviour_svg: str = "",
+           behaviour: pd.DataFrame | None = None, prompts: dict[str, str] | None = None) -> str:
+    """The page; ``context``: the tables' context (:func:`sumjudge.tables.caveats.table_context`,
+    the rule's param) for each table's caveats."""
     from ..datasets import BUILTIN
+    from .caveats import table_caveats
 
     kind = lambda df: "accuracy" if _accuracy(df) else "correlation at three levels"  # noqa: E731
     titles = {**TITLES, **{k: (f"{BUILTIN[k].label}, beyond the paper ({kind(df)})" if k in BUILTIN

@@ -1,12 +1,11 @@
-"""Statistical settings of the tables, from config blocks ``stats``, ``tables``
-and ``tldr.metric_ties``."""
+"""Statistical settings of the tables, from config blocks ``stats``, ``tables`` and
+``tldr.metric_ties`` (the settings convention: :mod:`sumjudge.settings`)."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
-from typing import Any
+from dataclasses import asdict, dataclass, field
+from typing import Any, Mapping
 
 from ..catalog import METRIC_TIES_KEY
-from .errors import TablesInputError
 
 # default permutation scheme per correlation level (docs/statistics.md)
 DEFAULT_PERMUTATION = {"sample": "documents", "system": "systems", "dataset": "documents"}
@@ -34,28 +33,6 @@ class TableSettings:
     pairwise_labels: str = "every"    # tables.pairwise_labels: several labels per pair: every | majority
     pairwise_ties: str = "exact"      # tables.pairwise_ties: a tie answer (pairwise_tie) is exact | half | decided
 
-    def __post_init__(self):
-        from ..stats.bootstrap import BOOTSTRAP_SCHEMES
-        from ..stats.correction import CORRECTIONS
-        from ..stats.correlation import METHODS
-        from ..stats.permutation import level_schemes
-        if self.method not in METHODS:
-            raise TablesInputError(f"stats.correlation must be one of {METHODS}, not {self.method!r}; "
-                                   f"set it in config.yaml or with --config stats='{{correlation: spearman}}'")
-        if self.bootstrap not in BOOTSTRAP_SCHEMES:
-            raise TablesInputError(f"tables.bootstrap must be one of {BOOTSTRAP_SCHEMES}, not {self.bootstrap!r}")
-        if self.correction not in CORRECTIONS:
-            raise TablesInputError(f"tables.correction must be one of {CORRECTIONS}, not {self.correction!r}")
-        if self.metric_ties not in METRIC_TIES:
-            raise TablesInputError(f"tldr.metric_ties must be one of {METRIC_TIES}, not {self.metric_ties!r}")
-        from ..stats.accuracy import TIE_SCORING
-        if self.pairwise_labels not in PAIRWISE_LABELS:
-            raise TablesInputError(f"tables.pairwise_labels must be one of {PAIRWISE_LABELS}, "
-                                   f"not {self.pairwise_labels!r}")
-        if self.pairwise_ties not in TIE_SCORING:
-            raise TablesInputError(f"tables.pairwise_ties must be one of {TIE_SCORING}, not {self.pairwise_ties!r}")
-        level_schemes(self.permutation)  # raises on a bad scheme
-
     def permutation_by_level(self) -> dict[str, str]:
         from ..stats.permutation import level_schemes
         return level_schemes(self.permutation)
@@ -68,29 +45,23 @@ class TableSettings:
                 "correlation": self.method, "undefined": self.undefined, "metric_ties": self.metric_ties}
 
     @classmethod
-    def from_config(cls, config: dict[str, Any]) -> "TableSettings":
+    def from_config(cls, config: Mapping[str, Any]) -> "TableSettings":
+        """The settings of a validated config; a key it leaves out keeps the field's default.
+        The ``tables`` block may also name the fields of ``stats`` and ``tldr.metric_ties``
+        (``{"tables": settings.to_params()}`` round-trips; the schema keeps a real config's
+        ``tables`` block to the tables keys)."""
         stats = config.get("stats") or {}
-        tables = dict(config.get("tables") or {})
-        values: dict[str, Any] = {}
-        if "correlation" in stats:
-            values["method"] = stats["correlation"]
-        if "undefined" in stats:
-            values["undefined"] = stats["undefined"]
+        values = {name: stats[key] for key, name in (("correlation", "method"), ("undefined", "undefined"))
+                  if key in stats}
         section, key = METRIC_TIES_KEY  # tldr.metric_ties: Table 3's scoring of a metric tie
         if key in (config.get(section) or {}):
             values["metric_ties"] = config[section][key]
-        # every field name is accepted, so that {"tables": settings.as_dict()} round-trips; the
-        # schema keeps a real config's `tables` block to the tables keys
-        names = {f.name for f in fields(cls)}
-        unknown = set(tables) - names
-        if unknown:
-            raise TablesInputError(f"unknown tables settings {sorted(unknown)}; allowed: {sorted(names)}")
-        values.update(tables)
-        return cls(**values)
+        return cls(**{**values, **(config.get("tables") or {})})
+
+    def to_params(self) -> dict[str, Any]:
+        """Plain values: what the table rules pass as a param (Snakemake compares their repr)."""
+        return asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "TableSettings":
-        return cls(**d)
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def from_params(cls, params: Mapping[str, Any]) -> "TableSettings":
+        return cls(**params)

@@ -260,7 +260,7 @@ def test_full_data_table_with_two_imported_judges(name, dse, sq, tmp_path):
         path = tmp_path / f"results/judge/{judge}/{name}/base.parquet"
         write_parquet(table, path, {"stage": "judge", "judge": judge, "dataset": name, "variant": "base"})
         paths.append(str(path))
-    settings = TableSettings.from_dict({**TableSettings().as_dict(), "bootstrap_resamples": 50,
+    settings = TableSettings.from_params({**TableSettings().to_params(), "bootstrap_resamples": 50,
                                         "permutation_resamples": 50})
     df = build.correlation_table(name, str(data_path), [], paths, settings)
     assert set(df["level"]) == {"sample", "system", "dataset"} and set(df["dimension"]) == set(spec.dimensions)

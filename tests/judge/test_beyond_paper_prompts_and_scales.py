@@ -9,7 +9,7 @@ from sumjudge import datasets
 from sumjudge.config import validate
 from sumjudge.datasets import BUILTIN
 from sumjudge.judge.prompts import TemplateError, check_template, load_template, parse_template, unit_fields
-from sumjudge.judge.targets import judged_datasets
+from sumjudge.catalog import judged_datasets
 from sumjudge.tables.workflow import CHART_TABLES, custom_tables, numbered_tables
 from support.harness import REPO
 

@@ -34,12 +34,12 @@ REMOTE_DICT = {
 
 def test_the_settings_dict_is_todays_and_round_trips():
     s = judge_spec("j", REMOTE)
-    assert repr(s.to_dict()) == repr(REMOTE_DICT)  # same keys, order and values: no Snakemake rerun
-    back = JudgeSettings.from_dict(s.to_dict())
-    assert back == s and repr(back.to_dict()) == repr(REMOTE_DICT)
+    assert repr(s.to_params()) == repr(REMOTE_DICT)  # same keys, order and values: no Snakemake rerun
+    back = JudgeSettings.from_params(s.to_params())
+    assert back == s and repr(back.to_params()) == repr(REMOTE_DICT)
     assert JudgeSettings.of(s) is s and JudgeSettings.of(REMOTE_DICT) == s
     # optional keys appear only when set, after the others, as before
-    d = judge_spec("j", {**REMOTE, "price_per_hour": 2}).to_dict()
+    d = judge_spec("j", {**REMOTE, "price_per_hour": 2}).to_params()
     assert list(d)[-2:] == ["price_per_hour", "name"] and "scores" not in d
 
 
@@ -50,7 +50,7 @@ def test_fields_are_typed_once_and_frozen():
     assert s.server.n_threads == 3 and s.server.n_ctx == 8192 and s.batch.poll_s == 1.0
     # a request field keeps what config gave: `temperature: 0` was sent (and keyed) as the integer 0
     assert s.request_params(0)["temperature"] == 0 and isinstance(s.request_params(0)["temperature"], int)
-    assert s.to_dict()["timeout_s"] == 5 and s.to_dict()["server"]["n_threads"] == 3
+    assert s.to_params()["timeout_s"] == 5 and s.to_params()["server"]["n_threads"] == 3
     assert s.price_input_per_1k == 0.0 and s.priced  # embedded: a known price of 0
     assert judge_spec("r", REMOTE).server is None
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -165,12 +165,12 @@ def test_cache_stats_price_old_entries_with_the_same_formula(tmp_path):
     assert row["cost_usd"] == pytest.approx((600 * 2.0 + 400 * 0.5 + 100 * 8.0) / 1000 * 0.5)  # 1.1 USD
 
 
-def test_changed_settings_are_validated_again_and_keep_to_dict_true():
+def test_changed_settings_are_validated_again_and_keep_to_params_true():
     s = judge_spec("j", REMOTE)
     t = s.replace(max_concurrency=4, batch={"wait": False})
-    assert t.max_concurrency == 4 and t.to_dict()["max_concurrency"] == 4 and t.batch.wait is False
+    assert t.max_concurrency == 4 and t.to_params()["max_concurrency"] == 4 and t.batch.wait is False
     assert s.max_concurrency == 1  # frozen: the original is unchanged
-    with pytest.raises(TypeError, match="settings.replace"):  # its to_dict would still say 1
+    with pytest.raises(TypeError, match="settings.replace"):  # its to_params would still say 1
         dataclasses.replace(s, max_concurrency=3)
     with pytest.raises(TypeError, match="from_config"):
         JudgeSettings(name="j", model="m")

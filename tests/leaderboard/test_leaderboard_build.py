@@ -9,7 +9,6 @@ from scipy.stats import spearmanr
 from sumjudge.datasets import BUILTIN
 from sumjudge.leaderboard.render import latex, page
 from sumjudge.leaderboard.settings import LeaderboardSettings
-from sumjudge.tables.errors import TablesInputError
 from support.board import judge_frame, run, table_cells
 
 DOCS, SYSTEMS = ["d0", "d1", "d2", "d3"], ["s0", "s1", "s2"]
@@ -39,35 +38,15 @@ def board(tmp_path):
     return data, run(tmp_path, {"summeval": data}, judges, cells, config={"leaderboard": {"alt_test": {"min_instances": 5}}})
 
 
-def test_settings_are_typed_and_a_partial_epsilon_keeps_config_yaml():
+def test_settings_are_typed_and_a_partial_epsilon_keeps_the_defaults():
     s = LeaderboardSettings.from_config({"leaderboard": {"alt_test": {"epsilon": {"qags_cnn": 0.15}}}})
     assert s.alt_test.epsilon_for("qags_cnn") == 0.15
-    assert s.alt_test.epsilon_for("summeval") == 0.2      # config.yaml's, not epsilon_default
+    assert s.alt_test.epsilon_for("summeval") == 0.2      # the registry's (SummEval's experts), not epsilon_default
     assert s.alt_test.epsilon_for("my_data") == 0.1       # epsilon_default
-    assert (s.parse_gate, s.near_constant, s.near_constant_ratio, s.longer_margin) == (0.95, 0.8, 0.5, 0.2)
+    assert (s.parse_gate, s.near_constant_ratio, s.longer_margin) == (0.95, 0.5, 0.2)
     assert (s.near_constant_sd_ratio, s.close_margin, s.alt_test.likert_score, s.alt_test.control_shuffles) == (
         0.25, 0.05, "rank", 20)
-    with pytest.raises(TablesInputError, match=r"leaderboard\.alt_test\.q must be between 0 and 1"):
-        LeaderboardSettings.from_config({"leaderboard": {"alt_test": {"q": 2}}})
-
-
-def test_settings_travel_as_plain_values_snakemake_compares():
-    """Rule leaderboard passes the settings as a dict of plain values (Snakemake compares only
-    those for reruns) and the script rebuilds the same typed, validated settings."""
-    s = LeaderboardSettings.from_config({"leaderboard": {"alt_test": {"epsilon": {"summeval": 0.3}}}})
-    plain = s.as_dict()
-
-    def only_plain(v):
-        if isinstance(v, dict):
-            return all(isinstance(k, str) and only_plain(x) for k, x in v.items())
-        if isinstance(v, (list, tuple)):
-            return all(only_plain(x) for x in v)
-        return isinstance(v, (str, int, float, bool)) or v is None
-
-    assert only_plain(plain) and plain["alt_test"]["epsilon"][0] == ("summeval", 0.3)
-    assert LeaderboardSettings.from_dict(plain) == s
-    with pytest.raises(TablesInputError, match=r"leaderboard\.alt_test\.q must be between 0 and 1"):
-        LeaderboardSettings.from_dict({**plain, "alt_test": {**plain["alt_test"], "q": 2.0}})
+    assert not hasattr(s, "near_constant")  # the modal-share threshold is tables.near_constant, in one place
 
 
 def test_humans_are_rows_scored_leave_one_out(board):
@@ -118,11 +97,13 @@ def test_a_judge_that_answered_half_the_units_is_gated_on_the_datasets_units(tmp
 
 
 def test_near_constant_is_relative_to_the_humans():
-    """stats.gates.near_constant with the leaderboard's settings: the humans' share is the most
-    concentrated annotator's; .891 on SummEval consistency, so the bar is 1 - .5 x .109 = .9455."""
+    """stats.gates.near_constant with the leaderboard's settings (and tables.near_constant): the
+    humans' share is the most concentrated annotator's; .891 on SummEval consistency, so the
+    bar is 1 - .5 x .109 = .9455."""
     from sumjudge.stats.gates import near_constant
+    from sumjudge.tables.settings import TableSettings
 
-    s = LeaderboardSettings.from_config({})
+    s, threshold = LeaderboardSettings.from_config({}), TableSettings().near_constant
     humans = np.array([[5.0] * 891 + [4.0] * 109]).T                  # one annotator, modal share .891
 
     def judge(share):
@@ -130,7 +111,7 @@ def test_near_constant_is_relative_to_the_humans():
         return np.array([5.0] * k + [3.0] * (1000 - k))
 
     def flagged(share):
-        return near_constant(judge(share), humans, s.near_constant, s.near_constant_ratio).flagged
+        return near_constant(judge(share), humans, threshold, s.near_constant_ratio).flagged
 
     assert not flagged(0.816) and not flagged(0.94)   # the human mean; just under the bar
     assert flagged(0.95) and flagged(1.0)             # over the bar; a constant judge, always

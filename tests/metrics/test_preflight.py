@@ -1,6 +1,7 @@
 """A run stops before any job when a need of the jobs about to run is missing, with every
 fix in one numbered list (sumjudge/preflight.py; the learned metrics' part:
-sumjudge/metrics/preflight.py). The Perl check starts `perl`: tests/workflow/test_preflight_workflow.py."""
+sumjudge/metrics/preflight.py). The Perl check starts `perl`: tests/workflow/test_preflight_workflow.py,
+which also holds the rules' own declarations (workflow/rules/*.smk) to account."""
 from __future__ import annotations
 
 import copy
@@ -11,7 +12,16 @@ import yaml
 
 from sumjudge import preflight
 from sumjudge.metrics.preflight import manual_steps
+from sumjudge.settings import RunSettings
 from support.harness import REPO
+
+# the needs as the rules declare them (workflow/rules/*.smk, PREFLIGHT): this module knows no rule
+DECLARED = {"fetch": preflight.mirror_need, "rouge": preflight.perl_need, "metric": preflight.model_need,
+            "judge_batch_submit": preflight.embedded_need, "judge": preflight.embedded_need}
+
+
+def needs(config: dict, jobs: list, **settings) -> list[str]:
+    return preflight.needs(jobs, DECLARED, RunSettings.from_config(config) if config else RunSettings(**settings))
 
 
 def local_metrics(tmp_path: Path) -> dict:
@@ -51,7 +61,7 @@ def test_every_missing_piece_is_one_step_naming_its_key(tmp_path):
     assert steps[2].startswith("dae:") and "metrics.dae.parser" in steps[2] and "spacy download" in steps[2]
     # only metrics with a job about to run are asked about: a metric already built needs nothing
     assert manual_steps(metrics, ["bertscore"]) == []
-    msg = preflight.report(steps, {"metrics": {"run": ["bertscore", "bartscore", "dae"]}})
+    msg = preflight.report(steps, RunSettings.from_config({"metrics": {"run": ["bertscore", "bartscore", "dae"]}}))
     assert "nothing has run" in msg and "  1. bartscore:" in msg and "  3. dae:" in msg
     assert "--config 'metrics={run: [bertscore]}'" in msg and "--config preflight=False" in msg
 
@@ -62,28 +72,29 @@ def test_needs_follow_the_jobs_about_to_run(tmp_path):
     metrics = local_metrics(tmp_path)
     metrics["factcc"]["model"] = str(tmp_path / "missing-factcc")
     config = {"metrics": metrics, "rouge": {"implementation": "rouge-score"}}
-    assert preflight.needs(config, [("metric", {"metric": "bertscore", "dataset": "summeval"})]) == []
-    steps = preflight.needs(config, [("metric", {"metric": "factcc", "dataset": "qags_cnn"}),
-                                     ("metric", {"metric": "factcc", "dataset": "qags_xsum"}),
-                                     ("rouge", {"dataset": "summeval"})])
+    assert needs(config, [("metric", {"metric": "bertscore", "dataset": "summeval"})]) == []
+    steps = needs(config, [("metric", {"metric": "factcc", "dataset": "qags_cnn"}),
+                           ("metric", {"metric": "factcc", "dataset": "qags_xsum"}),
+                           ("metric_bartscore", {"dataset": "summeval"}),  # declares no need
+                           ("rouge", {"dataset": "summeval"})])
     assert len(steps) == 1 and steps[0].startswith("factcc:") and "metrics.factcc.model" in steps[0] \
         and "missing-factcc" in steps[0], steps
     # one step per metric, however many of its jobs are about to run
-    assert preflight.needs(config, [("metric", {"metric": "factcc", "dataset": "qags_cnn"})]) == steps
-    assert preflight.metric_of("metric_bartscore", {"dataset": "summeval"}) is None
-    assert preflight.metric_of("metric", {"metric": "bartscore/bart", "dataset": "summeval"}) == "bartscore"
+    assert needs(config, [("metric", {"metric": "factcc", "dataset": "qags_cnn"})]) == steps
+    assert preflight.metric_of({"dataset": "summeval"}) is None
+    assert preflight.metric_of({"metric": "bartscore/bart", "dataset": "summeval"}) == "bartscore"
 
 
 def test_a_mirror_that_lacks_a_file_is_named(tmp_path):
     (tmp_path / "summeval").mkdir()
     (tmp_path / "summeval" / "a.jsonl").write_text("{}")
     jobs = [("fetch", {"path": "summeval/a.jsonl"}), ("fetch", {"path": "summeval/b.jsonl"})]
-    steps = preflight.needs({"mirror": str(tmp_path)}, jobs)
+    steps = needs({"mirror": str(tmp_path)}, jobs)
     assert len(steps) == 1 and "summeval/b.jsonl" in steps[0] and "summeval/a.jsonl" not in steps[0] \
         and "config key mirror" in steps[0]
-    steps = preflight.needs({"mirror": str(tmp_path / "nowhere")}, jobs)
+    steps = needs({"mirror": str(tmp_path / "nowhere")}, jobs)
     assert len(steps) == 1 and "not a directory" in steps[0]
-    assert preflight.needs({"mirror": None}, jobs) == []
+    assert needs({"mirror": None}, jobs) == []
 
 
 def test_an_embedded_judge_without_its_model_packages(tmp_path, monkeypatch):
@@ -92,19 +103,22 @@ def test_an_embedded_judge_without_its_model_packages(tmp_path, monkeypatch):
     monkeypatch.setitem(embedded.EMBEDDED_MODELS, "tiny-test", embedded.EmbeddedModel(
         "tiny-test", "a model whose parts are not installed", ("sumjudge-no-such-part1",), "0" * 64))
     judges = {"local": SimpleNamespace(embedded="tiny-test"), "api": SimpleNamespace(embedded=None)}
-    config = {"judge": {"model_dir": str(tmp_path)}}
     jobs = [("judge", {"judge": "local", "dataset": "summeval", "variant": "base"}),
             ("judge", {"judge": "local", "dataset": "newsroom", "variant": "base"}),
             ("judge", {"judge": "api", "dataset": "summeval", "variant": "base"})]
-    steps = [s for s in preflight.needs(config, jobs, judges) if "llama-cpp-python" not in s]
+    steps = [s for s in needs({}, jobs, judges=judges, model_dir=str(tmp_path)) if "llama-cpp-python" not in s]
     assert len(steps) == 1 and steps[0].startswith("judge local:") and "sumjudge-no-such-part1" in steps[0] \
         and "pip install sumjudge-no-such-part1" in steps[0], steps
     (tmp_path / "tiny-test.gguf").write_bytes(b"GGUF")  # assembled already: the packages are not needed
-    assert [s for s in preflight.needs(config, jobs, judges) if "llama-cpp-python" not in s] == []
+    assert [s for s in needs({}, jobs, judges=judges, model_dir=str(tmp_path)) if "llama-cpp-python" not in s] == []
 
 
 def test_the_switch_and_its_old_name():
-    assert preflight.enabled({}) and preflight.enabled({"preflight": True, "metrics": {"check_models": None}})
-    assert not preflight.enabled({"preflight": False})
-    assert not preflight.enabled({"preflight": True, "metrics": {"check_models": False}})  # the old key still works
-    assert preflight.needs({"rouge": {"implementation": "rouge-perl"}}, [("rouge", {"dataset": "x"})], conda=True) == []
+    def enabled(config):
+        return RunSettings.from_config(config).preflight
+
+    assert enabled({}) and enabled({"preflight": True, "metrics": {"check_models": None}})
+    assert not enabled({"preflight": False})
+    assert not enabled({"preflight": True, "metrics": {"check_models": False}})  # the old key still works
+    assert needs({"rouge": {"implementation": "rouge-score"}}, [("rouge", {"dataset": "x"})]) == []  # no Perl asked
+    assert preflight.needs([("rouge", {"dataset": "x"})], {}, RunSettings()) == []  # declared by no rule: no need

@@ -18,6 +18,7 @@ from sumjudge.plan.build import PlanError, PlanRequest, make_plan
 from sumjudge.plan.labels import labels_needed, within_groups
 from sumjudge.plan.power import documents_needed
 from sumjudge.plan.tokens import ESTIMATED
+from sumjudge.settings import RunSettings
 from support.harness import CONFIG, REPO
 
 DIMS = ["consistency", "relevance", "fluency", "coherence"]
@@ -49,7 +50,7 @@ def request(tmp_path, **kw):
 
 def test_tokens_and_dollars_are_the_estimates(workdir):
     tmp_path, config = workdir
-    plan = make_plan(config, request(tmp_path))
+    plan = make_plan(RunSettings.from_config(config), request(tmp_path))
     spec = judge_specs(config)["priced"]
     tables = {"summeval": human()}
     args = ({"summeval": ["base", "def"]}, config["judge"]["cache_dir"], config["judge"]["prompt_dir"])
@@ -76,7 +77,7 @@ def test_the_estimate_prices_a_jurys_members_not_the_jury(workdir):
                    config["judge"]["prompt_dir"])
     assert est["judge"].tolist() == ["priced", "other"]
     with pytest.raises(PlanError, match="sends no request"):
-        make_plan(config, PlanRequest("panel", ("summeval",), str(tmp_path / "results")))
+        make_plan(RunSettings.from_config(config), PlanRequest("panel", ("summeval",), str(tmp_path / "results")))
 
 
 def test_labels_from_a_pilot_equal_ppi_pythons_power_analysis(workdir):
@@ -88,7 +89,7 @@ def test_labels_from_a_pilot_equal_ppi_pythons_power_analysis(workdir):
     path = tmp_path / "results/judge/priced/summeval/base.parquet"
     path.parent.mkdir(parents=True)
     judge.to_parquet(path)
-    plan = make_plan(config, request(tmp_path, half_width=0.5, pool=200))
+    plan = make_plan(RunSettings.from_config(config), request(tmp_path, half_width=0.5, pool=200))
     row = plan["labels"].set_index("dimension").loc["relevance"]
     # by hand: both centred within each system, pooled sd with n - systems degrees of freedom
     yc = h["relevance"] - h.groupby("system")["relevance"].transform("mean")
@@ -139,7 +140,7 @@ def test_two_judges_are_separated_in_documents(workdir):
         pd.DataFrame({"unit_id": h["unit_id"], "sample": 0, "status": "ok",
                       **{d: h[d] + rng.normal(0, noise, len(h)) for d in DIMS}}).to_parquet(path)
     config["tables"]["bootstrap_resamples"] = 200
-    power = make_plan(config, request(tmp_path, compare="other"))["power"]
+    power = make_plan(RunSettings.from_config(config), request(tmp_path, compare="other"))["power"]
     assert len(power) == 12 and (power["difference"] > 0).all()
     row = power.iloc[0]
     assert row["documents_needed"] == documents_needed(20, row["se_difference"], row["difference"])
@@ -159,7 +160,7 @@ def test_the_command_prints_the_plan_and_refuses_clearly(workdir, capsys, monkey
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "judge 'nope' is not under 'judges'" in err
     with pytest.raises(PlanError, match="newsroom.parquet is missing: prepare it first"):
-        make_plan(config, PlanRequest("priced", ("newsroom",), str(tmp_path / "results")))
+        make_plan(RunSettings.from_config(config), PlanRequest("priced", ("newsroom",), str(tmp_path / "results")))
     with pytest.raises(SystemExit) as done:
         main(["plan", "--help"])
     assert done.value.code == 0 and "--half-width" in capsys.readouterr().out

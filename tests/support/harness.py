@@ -102,3 +102,25 @@ def clone(dst: Path, src: Path = REPO) -> Path:
     subprocess.run([*git, "add", "-A"], check=True)
     subprocess.run([*git, "commit", "-q", "-m", "clone"], check=True)
     return dst
+
+
+def imported_judges(folder: Path, mirror: Path, docs: int, spreads: dict[str, float]) -> dict:
+    """``judges:`` entries of judges imported from score files (no request is sent): per name,
+    SummEval's first ``docs`` documents' expert means plus Gaussian noise of that SD, written to
+    ``folder/<name>.csv`` (docs/judge.md, "Scores from another tool")."""
+    import numpy as np
+    import pandas as pd
+
+    from sumjudge.data.prepare import locate, prepare_dataset, source_files
+
+    opts = {**default_options(), "subset": {"summeval": {"docs": docs}}}
+    data = prepare_dataset("summeval", locate(source_files("summeval", opts), mirror), opts)
+    rng, out = np.random.default_rng(0), {}
+    for judge, sd in spreads.items():
+        rows = [pd.DataFrame({"doc_id": data["doc_id"], "system": data["system"], "dimension": d,
+                              "score": np.clip(np.round(data[d] + rng.normal(0, sd, len(data)), 2), 1, 5)})
+                for d in ("consistency", "relevance", "fluency", "coherence")]
+        path = folder / f"{judge}.csv"
+        pd.concat(rows).to_csv(path, index=False)
+        out[judge] = {"scores": {"summeval": str(path)}}
+    return out

@@ -56,11 +56,11 @@ def pages(tmp_path_factory):
         t.to_parquet(p)
         paths.append(str(p))
     settings = LeaderboardSettings.from_config({})
-    t1 = build.correlation_table("table1", str(data), [], paths, FEW, gate=settings.gate)
+    t1 = build.correlation_table("table1", str(data), [], paths, FEW, gate=settings.gate(FEW))
     cells = board([], {"summeval": str(data)}, paths, BUILTIN, FEW, settings)["cells"]
     runs = build.load_runs(paths, FEW)
     beh = behaviour_table(runs, {"summeval": h}, behaviour_gates(build.judge_gates(runs, {"summeval": h}, FEW,
-                                                                                    settings.gate)))
+                                                                                    settings.gate(FEW))))
     return t1, cells, beh
 
 

@@ -13,7 +13,7 @@ from sumjudge.tables.overview import landing_caveats
 
 SLICE = {"subset": {"summeval": {"docs": 3}, "tldr": {"units": 5}, "newsroom": {}},
          "judge": {"run": ["qwen-1.5b"]}, "metrics": {"run": []},
-         "judges": {"qwen-1.5b": {"embedded": "qwen2.5-coder-1.5b-instruct"},
+         "judges": {"qwen-1.5b": {"embedded": "qwen2.5-coder-1.5b-instruct", "model": "qwen2.5-coder-1.5b-instruct"},
                     "gpt-3.5-turbo-0301": {"model": "gpt-3.5-turbo-0301", "base_url": "https://api.openai.com/v1"}}}
 
 

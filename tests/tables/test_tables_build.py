@@ -8,7 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from sumjudge.settings import RunSettings
 from sumjudge.tables import build
+from sumjudge.tables.caveats import table_context
 from sumjudge.tables.chart import judge_vs_best, plot
 from sumjudge.tables.inputs import load_judge_run
 from sumjudge.tables.manifest import build_manifest
@@ -24,7 +26,8 @@ from support.synthetic import write_judge
 SETTINGS = TableSettings(bootstrap_resamples=100, permutation_resamples=100, seed=1, permutation="summaries",
                          correction="none")
 # for tests whose assertions do not depend on the resamples (caveat and provenance columns)
-FEW_RESAMPLES = TableSettings(**{**SETTINGS.as_dict(), "bootstrap_resamples": 5, "permutation_resamples": 5})
+FEW_RESAMPLES = TableSettings(**{**SETTINGS.to_params(), "bootstrap_resamples": 5, "permutation_resamples": 5})
+STUB = {"model": "stub-model", "base_url": "http://127.0.0.1:9/v1"}  # a judge of the config (caveats: its model)
 
 
 def first_docs(df: pd.DataFrame, n: int) -> pd.DataFrame:
@@ -196,7 +199,7 @@ def test_table3_accuracy_by_hand(workdir, tables):
 def test_invalid_counted_wrong_lowers_the_judge(workdir):
     d, m, j = workdir["data"], workdir["metrics"], workdir["judges"]
     drop = build.accuracy_table("table3", d, m, j, SETTINGS)
-    wrong = build.accuracy_table("table3", d, m, j, TableSettings(**{**SETTINGS.as_dict(), "invalid": "wrong"}))
+    wrong = build.accuracy_table("table3", d, m, j, TableSettings(**{**SETTINGS.to_params(), "invalid": "wrong"}))
     assert cell(wrong, "stub")["value"] < cell(drop, "stub")["value"]
     assert cell(wrong, "stub")["n"] == len(pd.read_parquet(d["tldr"]))
 
@@ -330,9 +333,10 @@ def chart_svg(chart, tmp_path_factory) -> str:
 @pytest.fixture(scope="module")
 def manifest(workdir):
     prompts = sorted(str(p) for p in (REPO / "prompts").glob("*")) if (REPO / "prompts").is_dir() else []
-    out = build_manifest({"tables": SETTINGS.as_dict()}, REPO, prompts, workdir["judges"],
-                         workdir["metrics"], list(workdir["data"].values()),
-                         {"stub": {"model": "stub-model", "api_key_env": "STUB_KEY"}})
+    config = {"tables": SETTINGS.to_params(), "judges": {"stub": {**STUB, "api_key_env": "STUB_KEY"}}}
+    out = build_manifest(RunSettings.from_config(config), REPO, prompts, workdir["judges"], workdir["metrics"],
+                         list(workdir["data"].values()))
+    assert out["judges"]["stub"]["config"] == config["judges"]["stub"]  # recorded as written
     json.dumps(out)  # it is written as JSON
     return out
 
@@ -391,8 +395,9 @@ def test_manifest_lists_the_configured_datasets_sources_only(manifest):
 
 
 def test_overview_page_shows_the_tables_chart_models_and_caveats(tables, chart, chart_svg, manifest):
+    context = table_context(RunSettings.from_config({"judges": {"stub": STUB}}))
     page = render({**{k: v for k, v in tables.items() if k.startswith("table")}}, chart_svg, chart,
-                  tables["usage"], manifest)
+                  tables["usage"], manifest, context)
     assert "Table 1: SummEval" in page and "<svg" in page and "stub-model-1" in page
     assert "id='caveats'" in page and "<details>" in page
 
@@ -410,11 +415,9 @@ def test_empty_inputs_give_empty_tables(workdir):
 # ------------------------------------------------------------------ caveats, near-constant judge, bold rule
 
 def test_caveat_columns(workdir):
-    from sumjudge.tables.caveats import table_context
-
     d, m, j = workdir["data"], workdir["metrics"], workdir["judges"]
-    ctx = table_context({"subset": {"summeval": {"docs": 12}}, "judges": {"stub": {"model": "stub-model"}},
-                         "metrics": {"run": []}})
+    ctx = table_context(RunSettings.from_config({"subset": {"summeval": {"docs": 12}}, "judges": {"stub": STUB},
+                                                 "metrics": {"run": []}}))
     t1 = build.correlation_table("table1", d["summeval"], m, j, FEW_RESAMPLES, ctx)
     assert (t1["subset"] == "slice (docs: 12)").all() and (t1["n_docs"] == 12).all()
     assert (t1["n_units"] == len(pd.read_parquet(d["summeval"]))).all()
@@ -485,7 +488,8 @@ def test_near_constant_judge_is_flagged_and_never_bold(workdir, tmp_path):
     line = next(x for x in tex.splitlines() if x.startswith("yes &"))
     assert r"\textbf" not in line and r"$^\S$" in line
     assert "near-constant" in tex
-    page = render({"table5": t5}, "<svg></svg>", judge_vs_best([t5]), pd.DataFrame(), {"config": {}})
+    page = render({"table5": t5}, "<svg></svg>", judge_vs_best([t5]), pd.DataFrame(), {"config": {}},
+                  table_context(RunSettings()))
     assert "near-constant judge: not meaningful" in page and 'class="best"' not in page
 
 
@@ -539,7 +543,7 @@ def test_manifest_marks_pinned_sources_the_config_does_not_read(tmp_path):
     table = tmp_path / "tldr.parquet"
     write_parquet(pd.DataFrame({"unit_id": ["a"]}), table, {"dataset": "tldr", "sources": [used]})
     assert used_sources([str(table)]) == {used}
-    src = {Path(s["raw_file"]).name: s for s in data_sources({"datasets": ["tldr"]}, tmp_path / "raw", {used})}
+    src = {Path(s["raw_file"]).name: s for s in data_sources(["tldr"], None, tmp_path / "raw", {used})}
     assert set(src) == {"batch13.json", "batch18.json"}
     assert src["batch18.json"]["used"] is True and len(src["batch18.json"]["sha256"]) == 64
     assert src["batch13.json"]["used"] is False and src["batch13.json"]["sha256"] is None
@@ -547,7 +551,7 @@ def test_manifest_marks_pinned_sources_the_config_does_not_read(tmp_path):
     # a table without `sources` metadata: nothing is marked
     write_parquet(pd.DataFrame({"unit_id": ["a"]}), tmp_path / "old.parquet", {"dataset": "tldr"})
     assert used_sources([str(table), str(tmp_path / "old.parquet")]) is None
-    assert all("used" not in s for s in data_sources({"datasets": ["tldr"]}, tmp_path / "raw", None))
+    assert all("used" not in s for s in data_sources(["tldr"], None, tmp_path / "raw", None))
 
 
 def test_the_worktree_patch_is_written_outside_a_git_checkout_too(tmp_path):

@@ -8,6 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from sumjudge.leaderboard.settings import LeaderboardSettings
 from sumjudge.tables.errors import TablesInputError
 from sumjudge.tables.inputs import load_judge_run, load_metric_table
 from sumjudge.tables.settings import TableSettings
@@ -80,13 +81,22 @@ def test_unreadable_parquet(tmp_path, content):
     assert "--forcerun" in str(e.value)
 
 
-@pytest.mark.parametrize("key,value,name", [("method", "pearson", "stats.correlation"),
-                                            ("bootstrap", "units", "tables.bootstrap"),
-                                            ("correction", "bonferroni", "tables.correction")])
-def test_bad_config_value_names_the_key(key, value, name):
-    with pytest.raises(TablesInputError) as e:
-        TableSettings(**{key: value})
-    assert name in str(e.value) and repr(value) in str(e.value) and "must be one of" in str(e.value)
+@pytest.mark.parametrize("section,key,value", [("stats", "correlation", "pearson"), ("tables", "bootstrap", "units"),
+                                               ("tables", "correction", "bonferroni")])
+def test_bad_config_value_names_the_key(section, key, value):
+    """The schema, where the config enters, refuses a value the settings cannot take."""
+    import yaml
+
+    from sumjudge.config import SCHEMA, ConfigError, validate
+
+    config = yaml.safe_load((ROOT / "config.yaml").read_text())
+    config[section][key] = value
+    with pytest.raises(ConfigError) as e:
+        validate(config, SCHEMA)
+    assert f"{section}.{key}" in str(e.value) and repr(value) in str(e.value) and "allowed values" in str(e.value)
+
+
+GATE = LeaderboardSettings().gate(TableSettings()).to_params()  # the rule's param gate
 
 
 def _run_script(tmp_path, script: str, settings: dict, **env: str) -> subprocess.CompletedProcess:
@@ -96,7 +106,7 @@ def _run_script(tmp_path, script: str, settings: dict, **env: str) -> subprocess
         import runpy, types
         sm = types.SimpleNamespace(
             scriptdir={str(ROOT / 'scripts')!r}, rule="correlation_table", log=[{str(log)!r}],
-            params=types.SimpleNamespace(settings={settings!r}, context={{}}),
+            params=types.SimpleNamespace(settings={settings!r}, context={{}}, gate={GATE!r}),
             wildcards=types.SimpleNamespace(table="table1"), config={{}},
             input=types.SimpleNamespace(data={str(tmp_path / 'missing.parquet')!r}, metrics=[], judges=[]),
             output=types.SimpleNamespace(csv={str(tmp_path / 'out.csv')!r}, tex={str(tmp_path / 'out.tex')!r}))
@@ -107,18 +117,18 @@ def _run_script(tmp_path, script: str, settings: dict, **env: str) -> subprocess
 
 
 def test_script_reports_without_traceback(tmp_path):
-    res = _run_script(tmp_path, "correlation_table.py", {"method": "pearson"})
+    res = _run_script(tmp_path, "correlation_table.py", {})  # its input table is missing
     assert res.returncode == 1, res.stderr
     assert "Traceback" not in res.stderr and "Traceback" not in res.stdout
-    assert "stats.correlation must be one of" in res.stderr and "'pearson'" in res.stderr
-    assert "stats.correlation must be one of" in (tmp_path / "rule.log").read_text()
+    assert "missing.parquet" in res.stderr and "not found" in res.stderr
+    assert "missing.parquet" in (tmp_path / "rule.log").read_text()
 
 
 def test_the_debug_switch_keeps_the_traceback(tmp_path):
-    res = _run_script(tmp_path, "correlation_table.py", {"method": "pearson"}, SUMJUDGE_DEBUG="1")
+    res = _run_script(tmp_path, "correlation_table.py", {}, SUMJUDGE_DEBUG="1")
     assert res.returncode == 1 and "Traceback" in res.stderr and "TablesInputError" in res.stderr
     log = (tmp_path / "rule.log").read_text()
-    assert "stats.correlation must be one of" in log and "Traceback" in log
+    assert "missing.parquet" in log and "Traceback" in log
 
 
 def test_a_bug_keeps_its_traceback(tmp_path):

@@ -13,6 +13,7 @@ import pytest
 
 from support.system import NEEDS
 from sumjudge.tables import build
+from sumjudge.settings import RunSettings
 from sumjudge.tables.caveats import table_context
 from sumjudge.tables.latex import PACKAGES
 from test_tables_build import SETTINGS, tables, workdir  # noqa: F401  (the fixtures of test_tables_build)
@@ -50,8 +51,8 @@ def overfull(log: str) -> list[str]:
 @pytest.fixture(scope="module")
 def latex_tables(tables):
     """Every table's LaTeX as the rules write it, with a slice context and long row names."""
-    ctx = table_context({"subset": {"summeval": {"docs": 12}}, "judges": {"stub": {"model": "stub-model"}},
-                         "metrics": {"run": ["bertscore"]}})
+    ctx = table_context(RunSettings.from_config({"subset": {"summeval": {"docs": 12}}, "metrics": {"run": ["bertscore"]},
+                                                 "judges": {"stub": {"model": "stub-model", "base_url": "http://x/v1"}}}))
     out = {t: build.correlation_latex_for(t, tables[t], SETTINGS, ctx) for t in ("table1", "table2", "table6")}
     out.update({t: build.accuracy_latex_for(t, tables[t], SETTINGS, ctx) for t in ("table3", "table4", "table5")})
     out["table7"] = build.examples_latex_for("table7", tables["table7"], SETTINGS, ctx)

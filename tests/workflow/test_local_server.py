@@ -38,7 +38,7 @@ def local_judge(url: str) -> dict:
 
 def test_a_local_server_under_its_served_name(tmp_path):
     config = yaml.safe_load((REPO / "config.yaml").read_text())
-    server = judge_specs(config)["qwen-0.5b"].server.to_dict()
+    server = judge_specs(config)["qwen-0.5b"].server.to_params()
     gguf = assemble("qwen2.5-coder-0.5b-instruct")
     assert gguf.stem != SERVED
     template = REPO / "prompts/likert_summeval.txt"

@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from sumjudge.__main__ import load_config, main
+from sumjudge.__main__ import main
+from sumjudge.config import load
 from sumjudge.io import write_parquet
 from sumjudge.judge.estimate import estimate
 from sumjudge.judge.prompts import load_template
@@ -31,7 +32,7 @@ def workdir(tmp_path_factory, mirror):
     (wd / "config.yaml").write_text(harness.CONFIG.read_text())
     (wd / "here.yaml").write_text(yaml.safe_dump({"judge": {"prompt_dir": str(harness.REPO / "prompts"),
                                                             "cache_dir": str(wd / "results/cache/judge")}}))
-    config = load_config([str(harness.SLICE), str(wd / "here.yaml")])
+    config = load([str(harness.SLICE), str(wd / "here.yaml")], harness.CONFIG)
     spec = judge_specs(config)["qwen-1.5b"]
     for d, n in JUDGED.items():
         df = pd.read_parquet(wd / f"results/data/{d}.parquet").head(n)

@@ -4,7 +4,6 @@ out give the ledger, the summary, the LaTeX table, the figures and the page; a c
 setting reruns the savings job alone; rule `leaderboard` shows the labels saved per row."""
 import re
 
-import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -14,26 +13,11 @@ from support import harness
 DOCS = 12
 
 
-def _scores(tmp_path, mirror) -> dict:
-    from sumjudge.data.prepare import locate, prepare_dataset, source_files
-
-    opts = {**harness.default_options(), "subset": {"summeval": {"docs": DOCS}}}
-    data = prepare_dataset("summeval", locate(source_files("summeval", opts), mirror), opts)
-    rng, out = np.random.default_rng(0), {}
-    for judge, sd in (("copy", 0.2), ("noisy", 1.5)):
-        rows = [pd.DataFrame({"doc_id": data["doc_id"], "system": data["system"], "dimension": d,
-                              "score": np.clip(np.round(data[d] + rng.normal(0, sd, len(data)), 2), 1, 5)})
-                for d in ("consistency", "relevance", "fluency", "coherence")]
-        path = tmp_path / f"{judge}.csv"
-        pd.concat(rows).to_csv(path, index=False)
-        out[judge] = {"scores": {"summeval": str(path)}}
-    return out
-
-
 @pytest.mark.slow
 def test_the_savings_stage_through_the_workflow(tmp_path, mirror):
     cfg = {"mirror": str(mirror), "datasets": ["summeval"], "subset": {"summeval": {"docs": DOCS}},
-           "metrics": {"run": []}, "rouge": {"datasets": []}, "judges": _scores(tmp_path, mirror),
+           "metrics": {"run": []}, "rouge": {"datasets": []},
+           "judges": harness.imported_judges(tmp_path, mirror, DOCS, {"copy": 0.2, "noisy": 1.5}),
            "judge": {"run": ["copy", "noisy"], "datasets": ["summeval"], "summeval_variants": ["base"]},
            "savings": {"n_labelled": [4, 8], "resamples": 50, "summary_n": 4}}
     harness.write_config(tmp_path / "savings.yaml", cfg)

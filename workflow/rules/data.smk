@@ -20,6 +20,15 @@ rule fetch:
         "../../scripts/fetch.py"
 
 
+# Its need before any job: a mirror's files, when config `mirror` is set (sumjudge/preflight.py).
+PREFLIGHT["fetch"] = _pf.mirror_need
+
+
+# On a cluster, downloads run on the head node (compute nodes often have no internet; docs/cluster.md).
+localrules:
+    fetch,
+
+
 rule prepare_dataset:
     """One row per unit the protocol judges, with its human labels."""
     input:

@@ -10,15 +10,12 @@
 import re as _re
 
 from sumjudge.judge import targets as _jt
-from sumjudge.judge.spec import JudgeConfigError, judge_job_resources, judge_resources, judge_specs
+from sumjudge.judge.spec import judge_job_resources, judge_resources
 
-try:  # name -> JudgeSettings; rules pass them to jobs as plain dicts (to_dict: what Snakemake compares)
-    JUDGES = judge_specs(config)
-except JudgeConfigError as err:
-    config_stop(err)
-
+# name -> JudgeSettings; rules pass them to jobs as plain dicts (to_params: what Snakemake compares)
+JUDGES = RUN.judges
 JUDGE_CFG = config["judge"]
-JUDGE_RUN = list(JUDGE_CFG["run"])
+JUDGE_RUN = list(RUN.judge_run)
 if [j for j in JUDGE_RUN if j not in JUDGES]:
     config_stop(
         f"config key 'judge.run': {', '.join(repr(j) for j in JUDGE_RUN if j not in JUDGES)} not defined "
@@ -26,7 +23,7 @@ if [j for j in JUDGE_RUN if j not in JUDGES]:
         "`base_url` and `api_key_env`, as config.yaml's commented examples; docs/judge.md) or run a defined one")
 
 # judge.datasets among `datasets`, and every dataset beyond the paper in `datasets` (docs/data.md)
-JUDGE_DATASETS = _jt.judged_datasets(DATASETS, JUDGE_CFG)
+JUDGE_DATASETS = list(RUN.judge_datasets)
 JUDGE_PROMPT_DIR = _jt.prompt_dir(JUDGE_CFG, workflow.basedir)
 # a user's datasets (custom_datasets) are judged by every judge in judge.run, base prompt
 JUDGE_OUTPUTS = _jt.outputs(RESULTS, JUDGE_RUN, [DATASET_SPECS[d] for d in JUDGE_DATASETS + CUSTOM_DATASETS],
@@ -57,9 +54,9 @@ for _res, _cap in JUDGE_RESOURCES.items():
 # original order's requests stay exactly as they were. Read by the leaderboard (issue 17).
 SWAPPED_OUTPUTS = _jt.swapped_outputs(RESULTS, JUDGE_RUN, JUDGE_DATASETS, JUDGE_CFG)
 JUDGE_VARIANTS = _ds.alternation(_jt.variant_names(DATASET_SPECS.values()))
-# what both judge rules are told (the judge's settings as a plain dict: what Snakemake
-# compares), and the dataset and variant wildcards they take
-JUDGE_JOB_PARAMS = dict(spec=lambda wc: JUDGES[wc.judge].to_dict(), cache_dir=JUDGE_CFG["cache_dir"],
+# what both judge rules are told (the judge's settings as a plain dict, but for the keys no judge
+# job reads, price_per_hour: what Snakemake compares), and the dataset and variant wildcards they take
+JUDGE_JOB_PARAMS = dict(spec=lambda wc: JUDGES[wc.judge].job_params(), cache_dir=JUDGE_CFG["cache_dir"],
                         order=JUDGE_CFG["order"])
 JUDGE_JOB_WILDCARDS = dict(dataset=dataset_constraint(), variant=JUDGE_VARIANTS)
 
@@ -92,6 +89,10 @@ rule judge_batch_submit:
         "../../scripts/judge_batch_submit.py"
 
 
+# Its need before any job (sumjudge/preflight.py): an embedded {judge}'s llama.cpp server and model.
+PREFLIGHT["judge_batch_submit"] = _pf.embedded_need
+
+
 rule judge:
     """Ask one judge about every unit of one dataset with one prompt variant."""
     input:
@@ -121,6 +122,10 @@ rule judge:
         "../../scripts/judge.py"
 
 
+# Its need before any job (sumjudge/preflight.py): an embedded {judge}'s llama.cpp server and model.
+PREFLIGHT["judge"] = _pf.embedded_need
+
+
 rule judge_cost_estimate:
     """Requests, tokens and USD each configured judge would need (cached replies are
     free): run this before any paid request."""
@@ -133,7 +138,7 @@ rule judge_cost_estimate:
     log:
         "logs/judge/cost_estimate.log",
     params:
-        specs={name: s.to_dict() for name, s in JUDGES.items()},
+        specs={name: s.job_params() for name, s in JUDGES.items()},
         datasets=JUDGE_DATASETS,
         variants={d: _jt.variants(d, JUDGE_CFG) for d in JUDGE_DATASETS},
         cache_dir=JUDGE_CFG["cache_dir"],

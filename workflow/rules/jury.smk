@@ -10,8 +10,6 @@
 # A jury's tables follow the judge tables' path scheme, so Tables 1-5, the leaderboard and the savings
 # stage read them like any judge's. It has a table exactly where all of its members have one.
 
-from sumjudge.tables.settings import TableSettings as _JuryTableSettings
-
 JURIES = _jury_t.juries(JUDGES)
 # every output a judge of the run or a member of its juries can have (imported scores: their datasets' base)
 _JURY_AVAILABLE = {p for p in _jt.outputs(RESULTS, _jury_t.with_members(JUDGE_RUN, JUDGES),
@@ -35,8 +33,8 @@ rule jury:
     log:
         "logs/judge/{judge}/{dataset}/{variant}.jury.log",
     params:
-        spec=lambda wc: JURIES[wc.judge].to_dict(),
-        members=lambda wc: {m: JUDGES[m].to_dict() for m in JURIES[wc.judge].jury},
+        spec=lambda wc: JURIES[wc.judge].to_params(),
+        members=lambda wc: {m: JUDGES[m].to_params() for m in JURIES[wc.judge].jury},
     wildcard_constraints:
         judge="|".join(_re.escape(j) for j in JURIES) or "(?!)",
         **JUDGE_JOB_WILDCARDS,
@@ -67,9 +65,9 @@ rule jury_summary:
     log:
         "logs/judge/{jury}/jury_summary.log",
     params:
-        spec=lambda wc: JURIES[wc.jury].to_dict(),
-        members=lambda wc: {m: JUDGES[m].to_dict() for m in JURIES[wc.jury].jury},
-        settings=_JuryTableSettings.from_config(config).as_dict(),
+        spec=lambda wc: JURIES[wc.jury].to_params(),
+        members=lambda wc: {m: JUDGES[m].to_params() for m in JURIES[wc.jury].jury},
+        settings=RUN.tables.to_params(),
     wildcard_constraints:
         jury="|".join(_re.escape(j) for j in JURIES) or "(?!)",
     conda:

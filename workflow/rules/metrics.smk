@@ -32,6 +32,12 @@ rule rouge:
         "../../scripts/rouge.py"
 
 
+# Its need before any job (sumjudge/preflight.py): ROUGE-1.5.5's Perl with XML::Parser, which its
+# conda environment (envs/rouge.yaml) brings.
+if not USES_CONDA:
+    PREFLIGHT["rouge"] = _pf.perl_need
+
+
 # --- Learned metrics (issue 4): BERTScore, MoverScore, BARTScore, FactCC, DAE -----------
 # Models come from config `metrics` (hub ids or local directories); a rule whose model
 # cannot be found stops within seconds, naming the config key (docs/metrics.md).
@@ -53,9 +59,6 @@ METRIC_OUTPUTS += [
 OWN_BERTSCORE = [d for d in OWN_REFERENCE if d in DATASETS and "bertscore" in METRICS["run"]]
 METRIC_OUTPUTS += [f"{RESULTS}/metrics/bertscore/{d}.parquet" for d in OWN_BERTSCORE
                    if f"{RESULTS}/metrics/bertscore/{d}.parquet" not in METRIC_OUTPUTS]
-
-# Every model and parser of the jobs about to run is checked before the first job (the
-# preflight: sumjudge/preflight.py, wired in workflow/rules/common.smk).
 
 
 # One rule for the learned metrics: {metric} is one of sumjudge.metrics.learned.LEARNED
@@ -86,6 +89,10 @@ rule metric:
         "../../envs/metrics.yaml"
     script:
         "../../scripts/metric.py"
+
+
+# Its need before any job (sumjudge/preflight.py): the model of its {metric} (and DAE's spaCy parser).
+PREFLIGHT["metric"] = _pf.model_need
 
 
 rule metric_bartscore:

@@ -5,13 +5,14 @@
 # `leaderboard` reads the ledger and the figures (SAVINGS_LEDGER) into its page and summary.
 
 from sumjudge.savings.settings import SavingsSettings
-from sumjudge.tables.settings import TableSettings
 from sumjudge.tables.workflow import judge_files, question_variants
 
 SAVINGS_DIR = f"{RESULTS}/savings"
 _SV_DATASETS = ALL_DATASETS
-SAVINGS_SETTINGS = SavingsSettings.from_config(config)
-_SV_TABLES = TableSettings.from_config(config)  # how the tables score what the savings stage measures
+try:
+    SAVINGS_SETTINGS = SavingsSettings.from_config(config)
+except UserError as err:  # savings.summary_n not among savings.n_labelled
+    config_stop(err)
 SAVINGS_FIGURES = {ext: [f"{SAVINGS_DIR}/{d}.{ext}" for d in _SV_DATASETS] for ext in ("svg", "png")}
 SAVINGS_OUTPUTS = [f"{SAVINGS_DIR}/{f}" for f in ("ledger.csv", "summary.csv", "savings.tex", "savings.html")] \
     + SAVINGS_FIGURES["svg"] + SAVINGS_FIGURES["png"] if JUDGE_RUN else []
@@ -37,13 +38,13 @@ rule savings:
         pngs=SAVINGS_FIGURES["png"],
     log:
         "logs/savings/savings.log",
+    # plain values, whose repr Snakemake compares: a changed setting rebuilds the ledger (docs/sharing.md);
+    # the script takes each dataset's spec from the registry (custom_datasets: snakemake.config)
     params:
         datasets=_SV_DATASETS,
-        specs={d: DATASET_SPECS[d] for d in _SV_DATASETS},
-        # plain values, which Snakemake compares: a changed setting rebuilds the ledger
-        settings=SAVINGS_SETTINGS.as_dict(),
-        pairwise_labels=_SV_TABLES.pairwise_labels,
-        repeats=_SV_TABLES.repeats,
+        settings=SAVINGS_SETTINGS.to_params(),
+        pairwise_labels=RUN.tables.pairwise_labels,  # how the tables score what the savings stage measures
+        repeats=RUN.tables.repeats,
     conda:
         "../../envs/savings.yaml"
     script:

@@ -11,7 +11,6 @@ from types import SimpleNamespace as _SimpleNamespace
 from sumjudge.leaderboard.settings import LeaderboardSettings
 from sumjudge.leaderboard.summary import JudgePricing
 from sumjudge.tables.caveats import table_context
-from sumjudge.tables.settings import TableSettings
 from sumjudge.tables.workflow import (
     ACCURACY_TABLES,
     CHART_TABLES,
@@ -36,15 +35,16 @@ CAVEATS_RST = f"{RESULTS}/provenance/caveats.rst"
 report: "../report/workflow.rst" if Path(CAVEATS_RST).is_file() else "../report/workflow_no_results.rst"
 
 
-TABLE_SETTINGS = TableSettings.from_config(config).as_dict()
+TABLE_SETTINGS = RUN.tables.to_params()
 LEADERBOARD_SETTINGS = LeaderboardSettings.from_config(config)
 # the near-constant gate, one definition: what the leaderboard greys, the tables flag (plain values)
-NEAR_CONSTANT_GATE = LEADERBOARD_SETTINGS.gate.as_dict()
-TABLE_CONTEXT = table_context(config)  # subset, judge descriptions, metrics run: the caveats beside the numbers
+NEAR_CONSTANT_GATE = LEADERBOARD_SETTINGS.gate(RUN.tables).to_params()
+TABLE_CONTEXT = table_context(RUN)  # subset, judge descriptions, metrics run: the caveats beside the numbers
 # The manifest records how it was made: the rule's param `invocation` (below), a
 # SimpleNamespace, which Snakemake passes to the script but does not record among the
-# params it compares (only builtin values are), so a different command line (-n, --report)
-# does not make the manifest rule rerun. Nothing is written to os.environ.
+# params it compares (a param whose own type is not a builtin one is not recorded), so a
+# different command line (-n, --report) does not make the manifest rule rerun. Nothing is
+# written to os.environ. The one param that is not a plain value (docs/sharing.md).
 _argv = list(_sys.argv)
 if _argv and _argv[0].endswith(_os.path.join("snakemake", "__main__.py")):  # `python -m snakemake ...`
     _argv[:1] = [_sys.executable, "-m", "snakemake"]
@@ -267,6 +267,12 @@ rule manifest:
         "../../scripts/manifest.py"
 
 
+# On a cluster the manifest runs on the head node: it records the head's command line, a param
+# computed where the Snakefile is parsed (docs/cluster.md).
+localrules:
+    manifest,
+
+
 rule overview:
     """One self-contained HTML page: chart, every table, invalid rates, cost, prompts, config."""
     input:
@@ -283,6 +289,8 @@ rule overview:
                labels={"what": "all tables"}),
     log:
         "logs/tables/overview.log",
+    params:
+        context=TABLE_CONTEXT,
     conda:
         "../../envs/tables.yaml"
     script:
@@ -323,15 +331,15 @@ rule leaderboard:
         alt=f"{LEADERBOARD_DIR}/alt_test.csv",
     log:
         "logs/tables/leaderboard.log",
+    # plain values, whose repr Snakemake compares: a changed setting rebuilds the leaderboard (docs/sharing.md);
+    # the script takes each dataset's spec from the registry (custom_datasets: snakemake.config)
     params:
         datasets=_LB_DATASETS,
-        specs={d: DATASET_SPECS[d] for d in _LB_DATASETS},
         # local or not and the hourly price, never the base_url (a server's port must not rebuild the leaderboard)
-        pricing=lambda wc: {j: JudgePricing.of(JUDGES[j]) for j in JUDGE_RUN},
-        # plain values, which Snakemake compares: a changed setting rebuilds the leaderboard
+        pricing=lambda wc: {j: JudgePricing.of(JUDGES[j]).to_params() for j in JUDGE_RUN},
         tables=TABLE_SETTINGS,
-        board=LEADERBOARD_SETTINGS.as_dict(),
-        savings=SAVINGS_SETTINGS.as_dict() if SAVINGS_LEDGER else {},
+        board=LEADERBOARD_SETTINGS.to_params(),
+        savings=SAVINGS_SETTINGS.to_params() if SAVINGS_LEDGER else {},
     conda:
         "../../envs/tables.yaml"
     script:
