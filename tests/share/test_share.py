@@ -407,6 +407,7 @@ def job_counts(out: subprocess.CompletedProcess) -> dict[str, int]:
 
 
 TABLE_RULES = {"accuracy_table", "judge_behaviour", "reply_tables", "published_vs_reproduced", "judge_chart", "leaderboard",
+               "savings",  # reads every judge's replies: a new judge changes its ledger
                "manifest", "overview", "all"}
 
 

@@ -41,7 +41,12 @@ SMALLEST = {
     "share_export.py": (["--report-mb", "1", "--files", "20"], [r"secret scan alone: [\d.]+ s",
                                                                  r"share export: [\d.]+ s wall"]),
     "verdict_calibration.py": (["--small"], [r"verdict calibration: 2 datasets, 4 draws, 19 judge kinds",
-                                              r"\| reference \| 100 \| 100 \|"]),
+                                              # no uninformative judge passes; the human reference passes on
+                                              # QAGS-XSum in every draw (on HELM news a shuffle of its answers
+                                              # passes too in some draws: read "uninformative", not a pass)
+                                              r"uninformative judges passing the alt-test more than 5 % of the "
+                                              r"time: 0 of 14",
+                                              r"\| reference \| \d+( \(\d+\))? \| 100 \|"]),
     "weighted_scores.py": (["--judge", "qwen-0.5b", "--docs", "1", "--systems", "2", "--no-logits-all"],
                            [r"\nweighted\s+[\d.]+\s+[\d.]+", r"\ninteger\s+[\d.]+\s+1\.00"]),
 }

@@ -64,6 +64,16 @@ PREFLIGHT = {}
 USES_CONDA = _DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method  # rules in envs/*.yaml
 
 
+def preflight(jobs):
+    """Stop with the numbered list of unmet needs of ``jobs`` ((rule, wildcards) pairs);
+    asked once by workflow/rules/preflight.smk."""
+    if not RUN.preflight or not workflow.is_main_process:
+        return
+    steps = _pf.needs(jobs, PREFLIGHT, RUN)
+    if steps:
+        stop(_pf.report(steps, RUN))
+
+
 def dataset_constraint(family=None):
     """Wildcard constraint: the registry's datasets (of one metric family)."""
     return _ds.alternation(_ds.names(DATASET_SPECS, family=family))

@@ -47,19 +47,11 @@ rule jury:
 ruleorder: jury > judge
 
 
-def _summary_input(key):
-    """One named input of rule jury_summary (sumjudge.jury.targets.summary_inputs)."""
-    return lambda wc: _jury_t.summary_inputs(JUDGE_OUTPUTS, JURIES[wc.jury], DATASET_SPECS, dataset_table)[key]
-
-
 rule jury_summary:
     """Per dataset x dimension x level of a jury: its members' summed cost, effective number of
     independent votes, and a paired document-bootstrap interval of jury minus best member."""
-    input:
-        data=_summary_input("data"),
-        juries=_summary_input("juries"),
-        members=_summary_input("members"),
-        usage=_summary_input("usage"),
+    input:  # data, juries, members, usage (sumjudge.jury.targets.summary_inputs)
+        unpack(lambda wc: _jury_t.summary_inputs(JUDGE_OUTPUTS, JURIES[wc.jury], DATASET_SPECS, dataset_table)),
     output:
         _jury_t.summary_output(RESULTS, "{jury}"),
     log:
