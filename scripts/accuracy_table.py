@@ -8,15 +8,17 @@ import _log  # noqa: E402
 from sumjudge import datasets  # noqa: E402
 from sumjudge.io import write_text  # noqa: E402
 from sumjudge.tables import build  # noqa: E402
+from sumjudge.leaderboard.run_gates import table_gates  # noqa: E402
 from sumjudge.stats.gates import NearConstantGate  # noqa: E402
 from sumjudge.tables.settings import TableSettings  # noqa: E402
 
 log = _log.setup(snakemake)
 settings = TableSettings.from_params(snakemake.params.settings)
+gates = table_gates(settings, NearConstantGate.from_params(snakemake.params.gate))  # the leaderboard's gate
 table = snakemake.wildcards.table
 data = dict(zip(snakemake.params.datasets, snakemake.input.data))
 specs = datasets.registry(snakemake.config)  # the built-in datasets and custom_datasets
 df = build.accuracy_table(table, data, list(snakemake.input.metrics), list(snakemake.input.judges), settings,
-                          snakemake.params.context, specs, NearConstantGate.from_params(snakemake.params.gate))
+                          snakemake.params.context, specs, gates=gates)
 build.write_csv(df, snakemake.output.csv)
 write_text(build.accuracy_latex_for(table, df, settings, snakemake.params.context, specs), snakemake.output.tex)

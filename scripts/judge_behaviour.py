@@ -11,15 +11,17 @@ from sumjudge import datasets  # noqa: E402
 from sumjudge.io import write_text  # noqa: E402
 from sumjudge.tables.build import judge_behaviour, write_csv  # noqa: E402
 from sumjudge.tables.raw_replies import replies_html  # noqa: E402
+from sumjudge.leaderboard.run_gates import table_gates  # noqa: E402
 from sumjudge.stats.gates import NearConstantGate  # noqa: E402
 from sumjudge.tables.settings import TableSettings  # noqa: E402
 from sumjudge.tables.behaviour import plot, summary  # noqa: E402
 
 log = _log.setup(snakemake)
 settings = TableSettings.from_params(snakemake.params.settings)
+gates = table_gates(settings, NearConstantGate.from_params(snakemake.params.gate))  # the leaderboard's gate
 data = dict(zip(snakemake.params.datasets, snakemake.input.data))
 behaviour, replies = judge_behaviour(list(snakemake.input.judges), data, settings,
-                                     datasets.registry(snakemake.config), NearConstantGate.from_params(snakemake.params.gate))
+                                     datasets.registry(snakemake.config), gates=gates)
 out = snakemake.output
 write_csv(behaviour, out.csv)
 plot(behaviour, out.svg)

@@ -7,12 +7,14 @@ import _log  # noqa: E402
 
 from sumjudge.io import write_text  # noqa: E402
 from sumjudge.tables import build  # noqa: E402
+from sumjudge.leaderboard.run_gates import table_gates  # noqa: E402
 from sumjudge.stats.gates import NearConstantGate  # noqa: E402
 from sumjudge.tables.settings import TableSettings  # noqa: E402
 
 log = _log.setup(snakemake)
 settings = TableSettings.from_params(snakemake.params.settings)
+gates = table_gates(settings, NearConstantGate.from_params(snakemake.params.gate))  # the leaderboard's gate
 df = build.variants_table(snakemake.input.data, list(snakemake.input.judges), settings, snakemake.params.context,
-                          NearConstantGate.from_params(snakemake.params.gate))
+                          gates=gates)
 build.write_csv(df, snakemake.output.csv)
 write_text(build.correlation_latex_for("table6", df, settings, snakemake.params.context), snakemake.output.tex)

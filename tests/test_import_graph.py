@@ -91,3 +91,13 @@ def test_the_lower_layers_do_not_import_the_tables_or_the_leaderboard():
                  for t in targets if t.startswith(up))
     assert bad == []
     assert "sumjudge.io" in g["sumjudge.judge.imported"]
+
+
+def test_the_tables_do_not_import_the_leaderboard_built_on_them():
+    """The leaderboard reads the tables' inputs and rows; the tables get the leaderboard's
+    near-constant gate as an argument (``gates`` of sumjudge.tables.build), never by import."""
+    g = graph()
+    bad = sorted(f"{m} imports {t}" for m, targets in g.items() if m.startswith("sumjudge.tables")
+                 for t in targets if t.startswith("sumjudge.leaderboard"))
+    assert bad == []
+    assert "sumjudge.tables.inputs" in g["sumjudge.leaderboard.run_gates"]

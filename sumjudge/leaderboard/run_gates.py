@@ -25,6 +25,7 @@ from ..tables.rows import judge_row
 from ..tables.settings import TableSettings
 from .columns import columns_of, label_input, score_input
 from .evidence import samples, weighted
+from .settings import LeaderboardSettings
 
 
 @dataclass(frozen=True)
@@ -75,3 +76,11 @@ def run_gates(runs: Iterable[JudgeRun], humans: Mapping[str, pd.DataFrame], ts: 
         data = data.assign(unit_id=data["unit_id"].astype(str))
         out += _scored(run, spec, data, gate) if spec.proto.per_dimension else _accuracy(run, spec, data, ts, gate)
     return out
+
+
+def table_gates(ts: TableSettings, gate: NearConstantGate | None = None):
+    """The ``gates`` of :mod:`sumjudge.tables.build`: a function of (runs, humans) giving
+    :func:`run_gates` at ``gate`` (None: the leaderboard's default settings' gate at
+    ``ts.near_constant``), what the table rules pass so that the tables flag what the leaderboard greys."""
+    gate = gate or LeaderboardSettings().gate(ts)
+    return lambda runs, humans: run_gates(runs, humans, ts, gate)

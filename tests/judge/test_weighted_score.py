@@ -204,11 +204,11 @@ def _humans(run: JudgeRun) -> dict:
 
 def _behaviour(run: JudgeRun) -> pd.DataFrame:
     from sumjudge.tables.behaviour import behaviour_gates
-    from sumjudge.tables.build import judge_gates
+    from sumjudge.leaderboard.run_gates import table_gates
     from sumjudge.tables.settings import TableSettings
 
     humans = _humans(run)
-    return behaviour_table([run], humans, behaviour_gates(judge_gates([run], humans, TableSettings(), None)))
+    return behaviour_table([run], humans, behaviour_gates(table_gates(TableSettings())([run], humans)))
 
 
 def test_near_constant_is_judged_per_row():
