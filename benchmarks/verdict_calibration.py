@@ -24,17 +24,17 @@ from dataclasses import replace
 from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")   # one process per core
-import pandas as pd  # noqa: E402
+import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from support import calibration as cal  # noqa: E402
-from support import calibration_rates as rates  # noqa: E402
-from support.harness import MIRROR, default_options  # noqa: E402
-from support.known_judges import KINDS  # noqa: E402
+from support import calibration as cal
+from support import calibration_rates as rates
+from support.harness import MIRROR, default_options
+from support.known_judges import KINDS
 
-from sumjudge.datasets import BUILTIN  # noqa: E402
-from sumjudge.leaderboard.settings import LeaderboardSettings  # noqa: E402
-from sumjudge.tables.settings import TableSettings  # noqa: E402
+from sumjudge.datasets import BUILTIN
+from sumjudge.leaderboard.settings import LeaderboardSettings
+from sumjudge.tables.settings import TableSettings
 
 BOARD = ("noise_mid", "repeats", "noise_high")
 SMALL = {"datasets": ["qags_xsum", "helm_news"], "draws": 4, "bootstrap_resamples": 50, "truth_copies": 3}
