@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from sumjudge.stats.alt_test import annotator_tests, judge_alt_test  # noqa: E402
+from sumjudge.stats.alt_test import annotator_tests, judge_alt_test
 
 PRINTED = re.compile(r"^(\S+) (\S+) \[(PASSED|FAILED)\]:\s+Winning Rate=([\d.]+)\s+Advantage Probability=([\d.]+)")
 

@@ -26,11 +26,11 @@ import pandas as pd
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from sumjudge.catalog import VARIANTS_TABLE  # noqa: E402
-from sumjudge.data.prepare import apply_subset, locate, prepare_dataset, source_files  # noqa: E402
-from sumjudge.tables import correlation as corr  # noqa: E402
-from sumjudge.tables.common import Row  # noqa: E402
-from sumjudge.tables.settings import TableSettings  # noqa: E402
+from sumjudge.catalog import VARIANTS_TABLE
+from sumjudge.data.prepare import apply_subset, locate, prepare_dataset, source_files
+from sumjudge.tables import correlation as corr
+from sumjudge.tables.common import Row
+from sumjudge.tables.settings import TableSettings
 
 WATCH = [("Table 1", "ROUGE-1", "consistency", "sample"), ("Table 6", "Annotator_0", "consistency", "sample"),
          ("Table 6", "Annotator_2", "consistency", "sample")]

@@ -26,9 +26,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from sumjudge.judge.estimate import estimate  # noqa: E402
-from sumjudge.judge.targets import variants as judged_variants  # noqa: E402
-from sumjudge.judge.spec import judge_spec  # noqa: E402
+from sumjudge.judge.estimate import estimate
+from sumjudge.judge.targets import variants as judged_variants
+from sumjudge.judge.spec import judge_spec
 
 
 def full_tables(config: dict, mirror: Path) -> dict[str, pd.DataFrame]:

@@ -29,9 +29,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))  # the fake OpenAI server is test support code
 
-from sumjudge.judge.run import judge_dataset  # noqa: E402
-from sumjudge.judge.spec import judge_spec, judge_specs  # noqa: E402
-from support.fake_openai import FakeOpenAIServer  # noqa: E402
+from sumjudge.judge.run import judge_dataset
+from sumjudge.judge.spec import judge_spec, judge_specs
+from support.fake_openai import FakeOpenAIServer
 
 TEMPLATE = REPO / "prompts/likert_summeval.txt"
 

@@ -22,11 +22,11 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sumjudge.datasets import get  # noqa: E402
-from sumjudge.jury import votes  # noqa: E402
-from sumjudge.jury.summary import likert_cells  # noqa: E402
-from sumjudge.tables.inputs import JudgeRun  # noqa: E402
-from sumjudge.tables.settings import TableSettings  # noqa: E402
+from sumjudge.datasets import get
+from sumjudge.jury import votes
+from sumjudge.jury.summary import likert_cells
+from sumjudge.tables.inputs import JudgeRun
+from sumjudge.tables.settings import TableSettings
 
 SPEC = get("summeval")
 DIMS = list(SPEC.dimensions)

@@ -23,7 +23,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))  # the fake OpenAI server is test support code
 
-from support.fake_openai import FakeOpenAIServer  # noqa: E402
+from support.fake_openai import FakeOpenAIServer
 KEY = "sk-leaderboard-0123456789abcdef"
 
 

@@ -24,17 +24,17 @@ from dataclasses import replace
 from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")   # one process per core
-import pandas as pd  # noqa: E402
+import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from support import calibration as cal  # noqa: E402
-from support import calibration_rates as rates  # noqa: E402
-from support.harness import MIRROR, default_options  # noqa: E402
-from support.known_judges import KINDS  # noqa: E402
+from support import calibration as cal
+from support import calibration_rates as rates
+from support.harness import MIRROR, default_options
+from support.known_judges import KINDS
 
-from sumjudge.datasets import BUILTIN  # noqa: E402
-from sumjudge.leaderboard.settings import LeaderboardSettings  # noqa: E402
-from sumjudge.tables.settings import TableSettings  # noqa: E402
+from sumjudge.datasets import BUILTIN
+from sumjudge.leaderboard.settings import LeaderboardSettings
+from sumjudge.tables.settings import TableSettings
 
 BOARD = ("noise_mid", "repeats", "noise_high")
 SMALL = {"datasets": ["qags_xsum", "helm_news"], "draws": 4, "bootstrap_resamples": 50, "truth_copies": 3}
@@ -121,8 +121,10 @@ def run(a) -> tuple[pd.DataFrame, pd.DataFrame, tuple[dict, dict]]:
         truth = _truths(a)
         for f in tqdm(as_completed(futures), total=len(futures), desc="draws", unit="chunk", file=sys.stderr):
             _save(raw, *f.result())
-    read = lambda kind: pd.concat([pd.read_parquet(raw / f"{kind}_{n}_{d[0]:04d}.parquet")  # noqa: E731
-                                   for n, d in chunks], ignore_index=True)
+    def read(kind: str) -> pd.DataFrame:
+        return pd.concat([pd.read_parquet(raw / f"{kind}_{n}_{d[0]:04d}.parquet") for n, d in chunks],
+                         ignore_index=True)
+
     cells, pairs = read("cells"), read("pairs")
     return cells[cells["draw"] < a.draws], pairs[pairs["draw"] < a.draws], truth
 
@@ -163,7 +165,10 @@ def alt_markdown(alt: pd.DataFrame) -> str:
     t = t.reindex([k for k in KINDS if k in t.index])
     head = "| kind | " + " | ".join(t.columns) + " |\n|---|" + "---:|" * len(t.columns) + "\n"
     mark = {k: " (uninformative)" if KINDS[k].uninformative else "" for k in t.index}
-    cell = lambda k, d: _pct(t.loc[k, d]) + (f" ({_pct(u.loc[k, d])})" if u.loc[k, d] > 0 else "")  # noqa: E731
+
+    def cell(k, d) -> str:
+        return _pct(t.loc[k, d]) + (f" ({_pct(u.loc[k, d])})" if u.loc[k, d] > 0 else "")
+
     return head + "".join(f"| {k}{mark[k]} | " + " | ".join(cell(k, d) for d in t.columns) + " |\n" for k in t.index)
 
 
@@ -225,7 +230,9 @@ def _targets(long: pd.DataFrame) -> pd.DataFrame:
                  for ds, d in alt.groupby("dataset")}
     rows = []
     for (ds, lv_), d in v[v["level"] != ""].groupby(["dataset", "level"]):
-        get = lambda m: d[d["measure"] == m].set_index("kind")["value"]  # noqa: E731
+        def get(m: str) -> pd.Series:
+            return d[d["measure"] == m].set_index("kind")["value"]
+
         cov = get("coverage")
         rows.append({"dataset": ds, "level": lv_, "alt": worst_alt.get(ds, "n/a"),
                      "within": f"{int(cov.between(0.93, 0.97).sum())}/{len(cov)}",
@@ -243,7 +250,9 @@ def compare_markdown(before: pd.DataFrame, after: pd.DataFrame) -> str:
             "outside": "value outside its interval, worst kind", "mdd": "smallest difference at 80 % power"}
     lines = ["| dataset | level | " + " | ".join(cols.values()) + " |", "|---|---|" + "---|" * len(cols)]
     for key in a.index.union(b.index):
-        cell = lambda c: " -> ".join(t.loc[key, c] if key in t.index else "n/a" for t in (b, a))  # noqa: E731
+        def cell(c: str) -> str:
+            return " -> ".join(t.loc[key, c] if key in t.index else "n/a" for t in (b, a))
+
         lines.append(f"| {key[0]} | {key[1]} | " + " | ".join(cell(c) for c in cols) + " |")
     return "\n".join(lines) + "\n"
 

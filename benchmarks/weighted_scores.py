@@ -44,9 +44,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from sumjudge.judge.run import judge_dataset  # noqa: E402
-from sumjudge.judge.spec import JudgeSettings, judge_spec  # noqa: E402
-from judge_throughput import summeval_units  # noqa: E402  (the same units as the throughput benchmark)
+from sumjudge.judge.run import judge_dataset
+from sumjudge.judge.spec import JudgeSettings, judge_spec
+from judge_throughput import summeval_units  # the same units as the throughput benchmark
 
 TEMPLATE = REPO / "prompts/likert_summeval.txt"
 DIMS = ["coherence", "consistency", "fluency", "relevance"]

@@ -3,9 +3,9 @@ import os
 import sys
 
 sys.path[:0] = [snakemake.scriptdir, os.path.dirname(snakemake.scriptdir)]  # _log, sumjudge
-import _log  # noqa: E402
+import _log
 
-from sumjudge.data.fetch import FetchError, fetch  # noqa: E402
+from sumjudge.data.fetch import FetchError, fetch
 
 log = _log.setup(snakemake)
 try:

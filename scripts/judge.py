@@ -6,17 +6,17 @@ import sys
 from pathlib import Path
 
 sys.path[:0] = [snakemake.scriptdir, os.path.dirname(snakemake.scriptdir)]  # _log, sumjudge
-import _log  # noqa: E402
+import _log
 
-import pandas as pd  # noqa: E402
+import pandas as pd
 
-from sumjudge import datasets  # noqa: E402
-from sumjudge.io import write_json, write_parquet  # noqa: E402
-from sumjudge.judge.errors import EmbeddedError, FatalJudgeError  # noqa: E402
-from sumjudge.judge.prompts import TemplateError, load_template  # noqa: E402
-from sumjudge.judge.run import judge_dataset, retryable_errors  # noqa: E402
-from sumjudge.judge.spec import JudgeSettings  # noqa: E402
-from sumjudge.judge.targets import split_variant  # noqa: E402
+from sumjudge import datasets
+from sumjudge.io import write_json, write_parquet
+from sumjudge.judge.errors import EmbeddedError, FatalJudgeError
+from sumjudge.judge.prompts import TemplateError, load_template
+from sumjudge.judge.run import judge_dataset, retryable_errors
+from sumjudge.judge.spec import JudgeSettings
+from sumjudge.judge.targets import split_variant
 
 log = _log.setup(snakemake)
 for noisy in ("httpx", "httpx2", "openai"):  # one line per request otherwise

@@ -3,18 +3,17 @@ import os
 import sys
 
 sys.path[:0] = [snakemake.scriptdir, os.path.dirname(snakemake.scriptdir)]  # _log, sumjudge
-import _log  # noqa: E402
+import _log
 
-import pandas as pd  # noqa: E402
 
-from sumjudge import datasets  # noqa: E402
-from sumjudge.io import write_text  # noqa: E402
-from sumjudge.tables.build import judge_behaviour, write_csv  # noqa: E402
-from sumjudge.tables.raw_replies import replies_html  # noqa: E402
-from sumjudge.leaderboard.run_gates import table_gates  # noqa: E402
-from sumjudge.stats.gates import NearConstantGate  # noqa: E402
-from sumjudge.tables.settings import TableSettings  # noqa: E402
-from sumjudge.tables.behaviour import plot, summary  # noqa: E402
+from sumjudge import datasets
+from sumjudge.io import write_text
+from sumjudge.tables.build import judge_behaviour, write_csv
+from sumjudge.tables.raw_replies import replies_html
+from sumjudge.leaderboard.run_gates import table_gates
+from sumjudge.stats.gates import NearConstantGate
+from sumjudge.tables.settings import TableSettings
+from sumjudge.tables.behaviour import plot, summary
 
 log = _log.setup(snakemake)
 settings = TableSettings.from_params(snakemake.params.settings)

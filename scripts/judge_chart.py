@@ -3,11 +3,11 @@ import os
 import sys
 
 sys.path[:0] = [snakemake.scriptdir, os.path.dirname(snakemake.scriptdir)]  # _log, sumjudge
-import _log  # noqa: E402
+import _log
 
-from sumjudge.tables.build import write_csv  # noqa: E402
-from sumjudge.tables.chart import judge_vs_best, plot  # noqa: E402
-from sumjudge.tables.published import read_table_csv  # noqa: E402
+from sumjudge.tables.build import write_csv
+from sumjudge.tables.chart import judge_vs_best, plot
+from sumjudge.tables.published import read_table_csv
 
 log = _log.setup(snakemake)
 df = judge_vs_best([read_table_csv(p) for p in snakemake.input])

@@ -3,13 +3,13 @@ import os
 import sys
 
 sys.path[:0] = [snakemake.scriptdir, os.path.dirname(snakemake.scriptdir)]  # _log, sumjudge
-import _log  # noqa: E402
+import _log
 
-import pandas as pd  # noqa: E402
+import pandas as pd
 
-from sumjudge.io import write_text  # noqa: E402
-from sumjudge.judge.estimate import estimate, summary  # noqa: E402
-from sumjudge.judge.spec import JudgeSettings  # noqa: E402
+from sumjudge.io import write_text
+from sumjudge.judge.estimate import estimate, summary
+from sumjudge.judge.spec import JudgeSettings
 
 log = _log.setup(snakemake)
 p = snakemake.params

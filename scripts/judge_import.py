@@ -3,13 +3,13 @@ import os
 import sys
 
 sys.path[:0] = [snakemake.scriptdir, os.path.dirname(snakemake.scriptdir)]  # _log, sumjudge
-import _log  # noqa: E402
+import _log
 
-import pandas as pd  # noqa: E402
+import pandas as pd
 
-from sumjudge import datasets  # noqa: E402
-from sumjudge.io import write_json, write_parquet  # noqa: E402
-from sumjudge.judge.imported import ScoresError, import_scores, usage  # noqa: E402
+from sumjudge import datasets
+from sumjudge.io import write_json, write_parquet
+from sumjudge.judge.imported import ScoresError, import_scores, usage
 
 log = _log.setup(snakemake)
 wc = snakemake.wildcards

@@ -3,15 +3,15 @@ import os
 import sys
 
 sys.path[:0] = [snakemake.scriptdir, os.path.dirname(snakemake.scriptdir)]  # _log, sumjudge
-import _log  # noqa: E402
+import _log
 
-import pandas as pd  # noqa: E402
+import pandas as pd
 
-from sumjudge import datasets  # noqa: E402
-from sumjudge.io import write_json, write_parquet  # noqa: E402
-from sumjudge.judge.spec import JudgeSettings  # noqa: E402
-from sumjudge.jury.aggregate import build_jury  # noqa: E402
-from sumjudge.tables.errors import TablesInputError  # noqa: E402
+from sumjudge import datasets
+from sumjudge.io import write_json, write_parquet
+from sumjudge.judge.spec import JudgeSettings
+from sumjudge.jury.aggregate import build_jury
+from sumjudge.tables.errors import TablesInputError
 
 log = _log.setup(snakemake)
 wc, p = snakemake.wildcards, snakemake.params

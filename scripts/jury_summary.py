@@ -3,12 +3,12 @@ import os
 import sys
 
 sys.path[:0] = [snakemake.scriptdir, os.path.dirname(snakemake.scriptdir)]  # _log, sumjudge
-import _log  # noqa: E402
+import _log
 
-from sumjudge.io import write_text  # noqa: E402
-from sumjudge.judge.spec import JudgeSettings  # noqa: E402
-from sumjudge.jury.summary import summarise  # noqa: E402
-from sumjudge.tables.settings import TableSettings  # noqa: E402
+from sumjudge.io import write_text
+from sumjudge.judge.spec import JudgeSettings
+from sumjudge.jury.summary import summarise
+from sumjudge.tables.settings import TableSettings
 
 log = _log.setup(snakemake)
 p = snakemake.params

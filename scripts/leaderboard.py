@@ -5,19 +5,19 @@ import sys
 from pathlib import Path
 
 sys.path[:0] = [snakemake.scriptdir, os.path.dirname(snakemake.scriptdir)]  # _log, sumjudge
-import _log  # noqa: E402
+import _log
 
-from sumjudge.datasets import registry  # noqa: E402
-from sumjudge.io import write_text  # noqa: E402
-from sumjudge.jury.summary import read_summaries  # noqa: E402
-from sumjudge.leaderboard.beside import savings_columns  # noqa: E402
-from sumjudge.leaderboard.build import build  # noqa: E402
-from sumjudge.leaderboard.render import frontier, latex, page  # noqa: E402
-from sumjudge.leaderboard.settings import LeaderboardSettings  # noqa: E402
-from sumjudge.leaderboard.summary import JudgePricing  # noqa: E402
-from sumjudge.savings import html_fragment, read_ledger  # noqa: E402
-from sumjudge.savings.settings import SavingsSettings  # noqa: E402
-from sumjudge.tables.settings import TableSettings  # noqa: E402
+from sumjudge.datasets import registry
+from sumjudge.io import write_text
+from sumjudge.jury.summary import read_summaries
+from sumjudge.leaderboard.beside import savings_columns
+from sumjudge.leaderboard.build import build
+from sumjudge.leaderboard.render import frontier, latex, page
+from sumjudge.leaderboard.settings import LeaderboardSettings
+from sumjudge.leaderboard.summary import JudgePricing
+from sumjudge.savings import html_fragment, read_ledger
+from sumjudge.savings.settings import SavingsSettings
+from sumjudge.tables.settings import TableSettings
 
 log = _log.setup(snakemake)
 p = snakemake.params

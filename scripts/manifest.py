@@ -3,12 +3,12 @@ import os
 import sys
 
 sys.path[:0] = [snakemake.scriptdir, os.path.dirname(snakemake.scriptdir)]  # _log, sumjudge
-import _log  # noqa: E402
+import _log
 
-from sumjudge.io import write_json, write_text  # noqa: E402
-from sumjudge.settings import RunSettings  # noqa: E402
-from sumjudge.tables.caveats import rst_list  # noqa: E402
-from sumjudge.tables.manifest import build_manifest, prompt_texts  # noqa: E402
+from sumjudge.io import write_json, write_text
+from sumjudge.settings import RunSettings
+from sumjudge.tables.caveats import rst_list
+from sumjudge.tables.manifest import build_manifest, prompt_texts
 
 log = _log.setup(snakemake)
 results = os.path.dirname(snakemake.output.manifest)

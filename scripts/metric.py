@@ -5,10 +5,10 @@ import os
 import sys
 
 sys.path[:0] = [snakemake.scriptdir, os.path.dirname(snakemake.scriptdir)]  # _log, sumjudge
-import _log  # noqa: E402
+import _log
 
-from sumjudge.metrics.learned import get, score_file  # noqa: E402
-from sumjudge.metrics.loading import ModelUnavailable  # noqa: E402
+from sumjudge.metrics.learned import get, score_file
+from sumjudge.metrics.loading import ModelUnavailable
 
 log = _log.setup(snakemake)
 metric, p = get(snakemake.wildcards.metric), snakemake.params

@@ -3,13 +3,13 @@ import os
 import sys
 
 sys.path[:0] = [snakemake.scriptdir, os.path.dirname(snakemake.scriptdir)]  # _log, sumjudge
-import _log  # noqa: E402
+import _log
 
-import pandas as pd  # noqa: E402
+import pandas as pd
 
-from sumjudge import datasets  # noqa: E402
-from sumjudge.io import read_meta, write_parquet  # noqa: E402
-from sumjudge.metrics.bartscore import merge_checkpoints  # noqa: E402
+from sumjudge import datasets
+from sumjudge.io import read_meta, write_parquet
+from sumjudge.metrics.bartscore import merge_checkpoints
 
 log = _log.setup(snakemake)
 dataset = snakemake.wildcards.dataset

@@ -5,13 +5,13 @@ import sys
 from pathlib import Path
 
 sys.path[:0] = [snakemake.scriptdir, os.path.dirname(snakemake.scriptdir)]  # _log, sumjudge
-import _log  # noqa: E402
+import _log
 
-import pandas as pd  # noqa: E402
+import pandas as pd
 
-from sumjudge.io import write_text  # noqa: E402
-from sumjudge.tables.overview import render  # noqa: E402
-from sumjudge.tables.published import read_table_csv  # noqa: E402
+from sumjudge.io import write_text
+from sumjudge.tables.overview import render
+from sumjudge.tables.published import read_table_csv
 
 log = _log.setup(snakemake)
 tables = {Path(p).stem: read_table_csv(p) for p in snakemake.input.tables}

@@ -3,11 +3,11 @@ import os
 import sys
 
 sys.path[:0] = [snakemake.scriptdir, os.path.dirname(snakemake.scriptdir)]  # _log, sumjudge
-import _log  # noqa: E402
+import _log
 
-from sumjudge.data.prepare import prepare_dataset  # noqa: E402
-from sumjudge.data.readers import DataError  # noqa: E402
-from sumjudge.io import write_parquet  # noqa: E402
+from sumjudge.data.prepare import prepare_dataset
+from sumjudge.data.readers import DataError
+from sumjudge.io import write_parquet
 
 log = _log.setup(snakemake)
 name = snakemake.wildcards.dataset

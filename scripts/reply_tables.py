@@ -3,12 +3,12 @@ import os
 import sys
 
 sys.path[:0] = [snakemake.scriptdir, os.path.dirname(snakemake.scriptdir)]  # _log, sumjudge
-import _log  # noqa: E402
+import _log
 
-from sumjudge import datasets  # noqa: E402
-from sumjudge.io import write_text  # noqa: E402
-from sumjudge.tables import build  # noqa: E402
-from sumjudge.tables.settings import TableSettings  # noqa: E402
+from sumjudge import datasets
+from sumjudge.io import write_text
+from sumjudge.tables import build
+from sumjudge.tables.settings import TableSettings
 
 log = _log.setup(snakemake)
 settings = TableSettings.from_params(snakemake.params.settings)

@@ -4,13 +4,13 @@ import sys
 from importlib.metadata import version
 
 sys.path[:0] = [snakemake.scriptdir, os.path.dirname(snakemake.scriptdir)]  # _log, sumjudge
-import _log  # noqa: E402
+import _log
 
-import pandas as pd  # noqa: E402
+import pandas as pd
 
-from sumjudge.datasets import get as dataset_spec  # noqa: E402
-from sumjudge.io import write_parquet  # noqa: E402
-from sumjudge.metrics.rouge import score_dataset, settings  # noqa: E402
+from sumjudge.datasets import get as dataset_spec
+from sumjudge.io import write_parquet
+from sumjudge.metrics.rouge import score_dataset, settings
 
 log = _log.setup(snakemake)
 dataset = snakemake.wildcards.dataset

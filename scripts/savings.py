@@ -4,14 +4,14 @@ import sys
 from pathlib import Path
 
 sys.path[:0] = [snakemake.scriptdir, os.path.dirname(snakemake.scriptdir)]  # _log, sumjudge
-import _log  # noqa: E402
+import _log
 
-from sumjudge.datasets import registry  # noqa: E402
-from sumjudge.io import write_text  # noqa: E402
-from sumjudge.savings.build import build  # noqa: E402
-from sumjudge.savings.render import figure, fragment, latex, page  # noqa: E402
-from sumjudge.savings.settings import SavingsSettings  # noqa: E402
-from sumjudge.savings.summary import summary  # noqa: E402
+from sumjudge.datasets import registry
+from sumjudge.io import write_text
+from sumjudge.savings.build import build
+from sumjudge.savings.render import figure, fragment, latex, page
+from sumjudge.savings.settings import SavingsSettings
+from sumjudge.savings.summary import summary
 
 log = _log.setup(snakemake)
 p, o = snakemake.params, snakemake.output

@@ -3,13 +3,13 @@ import os
 import sys
 
 sys.path[:0] = [snakemake.scriptdir, os.path.dirname(snakemake.scriptdir)]  # _log, sumjudge
-import _log  # noqa: E402
+import _log
 
-from sumjudge.io import write_text  # noqa: E402
-from sumjudge.tables import build  # noqa: E402
-from sumjudge.leaderboard.run_gates import table_gates  # noqa: E402
-from sumjudge.stats.gates import NearConstantGate  # noqa: E402
-from sumjudge.tables.settings import TableSettings  # noqa: E402
+from sumjudge.io import write_text
+from sumjudge.tables import build
+from sumjudge.leaderboard.run_gates import table_gates
+from sumjudge.stats.gates import NearConstantGate
+from sumjudge.tables.settings import TableSettings
 
 log = _log.setup(snakemake)
 settings = TableSettings.from_params(snakemake.params.settings)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from support.tiers import fast_tier_guard
-from support.harness import MIRROR, REPO, default_options  # noqa: F401  (the checkout and the data mirror)
+from support.harness import MIRROR, default_options
 
 # tests/<stage>/test_<module>.py, tests/workflow/ (tests/README.md). pytest puts each test file's own folder on
 # sys.path when it collects it; these lines put every folder there from the start, so that a test importing

@@ -10,7 +10,7 @@ import yaml
 from sumjudge import datasets
 from sumjudge.config import ConfigError, load_schema, validate
 from sumjudge.data.prepare import pinned_paths, reader_arguments, source_files
-from sumjudge.datasets import BUILTIN, PAPER_DATASETS, DatasetConfigError, custom_spec, registry
+from sumjudge.datasets import BUILTIN, DatasetConfigError, custom_spec, registry
 from sumjudge.protocols import PROTOCOLS
 from support.harness import REPO
 

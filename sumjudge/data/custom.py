@@ -52,9 +52,13 @@ def file_columns(path: str | Path) -> list[str] | None:
     try:
         ext = _format(path)
         if ext == ".parquet":
+            import pyarrow
             import pyarrow.parquet as pq
 
-            return list(pq.read_schema(path).names)
+            try:
+                return list(pq.read_schema(path).names)
+            except pyarrow.ArrowException:  # a damaged Parquet file: its prepare rule says why
+                return None
         with open(path, encoding="utf-8", newline="") as fh:
             if ext == ".csv":
                 return next(csv.reader(fh), [])
@@ -64,8 +68,6 @@ def file_columns(path: str | Path) -> list[str] | None:
                     return list(rec) if isinstance(rec, dict) else None
             return []
     except (OSError, ValueError, DataError, StopIteration):
-        return None
-    except Exception:  # noqa: BLE001 - a damaged Parquet file: its prepare rule says why
         return None
 
 
@@ -92,7 +94,7 @@ def _records(path: Path) -> tuple[list[str] | None, Iterator[tuple[str, dict[str
         return header, rows()
     try:
         df = pd.read_parquet(path)
-    except Exception as err:  # noqa: BLE001 - pyarrow raises several kinds
+    except Exception as err:  # pyarrow raises several kinds; re-raised as the DataError that says what to do
         raise DataError(f"{path}: not a readable Parquet file ({err}); write it again, e.g. with "
                         "pandas.DataFrame.to_parquet") from err
     return list(df.columns), ((f"row {i}", rec) for i, rec in enumerate(df.to_dict("records"), start=1))

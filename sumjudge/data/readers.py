@@ -19,7 +19,7 @@ class DataError(UserError, ValueError):
 
 
 class _BuiltinsOnly(pickle.Unpickler):
-    def find_class(self, module: str, name: str):  # noqa: D401 - pickle API
+    def find_class(self, module: str, name: str):  # pickle's API
         raise pickle.UnpicklingError(
             f"refusing to load global {module}.{name}: only builtin types are allowed"
         )

@@ -154,7 +154,7 @@ class RequestLayer(Transport):
                     completion = await client.chat.completions.create(
                         messages=req.messages, extra_body=extra_body, **params)
                     data = completion_dict(completion)
-                except Exception as err:  # noqa: BLE001 - every error is classified below
+                except Exception as err:  # noqa: BLE001 -- every error is classified below (transport.classify)
                     kind, retry_after = classify(err)
                     message = scrub(f"{type(err).__name__}: {error_text(getattr(err, 'body', None), str(err))}",
                                     self._api_key)[:500]

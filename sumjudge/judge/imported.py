@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .errors import ScoresError  # noqa: F401  (raised here; importers name it from imported too)
+from .errors import ScoresError  # raised here; importers name it from imported too
 
 
 def read_scores(path: str | Path) -> pd.DataFrame:

@@ -129,7 +129,7 @@ class OpenAIBatches:
         """A management call; an error the SDK's retries did not fix stops the rule."""
         try:
             return fn(*args, **kw)
-        except Exception as err:  # noqa: BLE001 - every error is classified below
+        except Exception as err:  # noqa: BLE001 -- every error is classified (transport.classify) and stops the rule
             kind, _ = classify(err)
             body = getattr(err, "body", None)
             message = scrub(f"{type(err).__name__}: {error_text(body, str(err))}", self._api_key)[:500]

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .. import datasets as _ds
-from .errors import TemplateError  # noqa: F401  (raised here; importers name it from prompts too)
+from .errors import TemplateError  # raised here; importers name it from prompts too
 
 PLACEHOLDERS = ("Article", "Summary", "Summary_0", "Summary_1", "Title", "Subreddit", "SCUs", "Sentence",
                 "Dimensions", "Question")

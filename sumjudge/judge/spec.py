@@ -25,7 +25,7 @@ from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Callable, Mapping
 from urllib.parse import urlparse
 
-from .errors import JudgeConfigError  # noqa: F401  (raised here; importers name it from spec too)
+from .errors import JudgeConfigError  # raised here; importers name it from spec too
 
 MODES = ("live", "batch")
 FALLBACKS = ("resubmit", "live")

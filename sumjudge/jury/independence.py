@@ -52,7 +52,10 @@ def likert_errors(members: list[np.ndarray], y: np.ndarray, level: str) -> np.nd
         valid &= ~np.isnan(x)
     if level == "system":
         keep = valid.any(axis=0)
-        mean = lambda m: np.where(valid, m, 0).sum(axis=0)[keep] / valid.sum(axis=0)[keep]  # noqa: E731
+
+        def mean(m):
+            return np.where(valid, m, 0).sum(axis=0)[keep] / valid.sum(axis=0)[keep]
+
         return np.stack([residuals(mean(x), mean(y)) for x in members])
     if level == "sample":
         def centred(m):

@@ -105,7 +105,7 @@ def resolve_model(model: str, config_key: str, files: Iterable[str] = ("config.j
             got = hf_hub_download(model, f, local_files_only=True)
         revision = Path(got).parent.name
         return ResolvedModel(model, model, "hub-cache", revision)
-    except Exception:  # noqa: BLE001 - not cached: try the hub below
+    except (OSError, ValueError):  # LocalEntryNotFoundError (not cached) or a bad repo id: try the hub below
         pass
     from huggingface_hub import constants
 
@@ -119,7 +119,7 @@ def resolve_model(model: str, config_key: str, files: Iterable[str] = ("config.j
         for f in files:
             got = hf_hub_download(model, f)
         revision = Path(got).parent.name
-    except Exception as err:  # noqa: BLE001 - any failure means: not loadable here
+    except Exception as err:  # noqa: BLE001 -- any hub client error (they differ by version): not loadable
         raise ModelUnavailable(unavailable_message(model, config_key, type(err).__name__, how_to_get)) from None
     return ResolvedModel(model, model, "hub", revision)
 
@@ -191,7 +191,7 @@ def encode_pairs(tokenizer, premises, claims, max_length: int, **kwargs):
     too long for ``max_length``, cut both (``longest_first``) instead of failing."""
     try:
         return tokenizer(premises, claims, truncation="only_first", max_length=max_length, **kwargs)
-    except Exception:  # noqa: BLE001 - tokenizers raise different types for this
+    except Exception:  # noqa: BLE001 -- Rust tokenizers raise a bare Exception for this
         return tokenizer(premises, claims, truncation="longest_first", max_length=max_length, **kwargs)
 
 

@@ -80,7 +80,7 @@ def table_pilot(run, human: pd.DataFrame, spec, settings) -> pd.DataFrame:
             dec = scored_decisions(human, spec, gold, settings)
             groups = (dec["unit_id"].map(system) if system is not None else pd.Series(0, index=dec.index)).to_numpy()
             tie = spec.proto.tie_answer
-            as_rate = (lambda v: np.where(v == tie, 0.5, v)) if tie is not None else (lambda v: v)  # noqa: E731
+            as_rate = (lambda v: np.where(v == tie, 0.5, v)) if tie is not None else (lambda v: v)
             y = as_rate(dec["gold"].to_numpy(float))
             rows.append((dimension, *within_groups(y, y if run is None else as_rate(label_answers(run, dec, spec)),
                                                    groups)))

@@ -29,7 +29,10 @@ def render(plan: dict[str, pd.DataFrame], request: PlanRequest, model: str) -> s
     method = prompts["tokens_counted_by"].iloc[0] if len(prompts) else ""
     total = cost[["to_send", "input_tokens", "usd_live", "usd_batch", "usd_cached_prefix", "usd_estimate"]].sum(
         min_count=1)
-    usd = lambda v: "unknown (no price configured)" if v is None or pd.isna(v) else f"${v:.4f}"  # noqa: E731
+
+    def usd(v) -> str:
+        return "unknown (no price configured)" if v is None or pd.isna(v) else f"${v:.4f}"
+
     parts = [
         f"Plan for judge {request.judge} (model {model}) on {', '.join(request.datasets)}: no request is sent.",
         "", f"Prompts and tokens ({method}):",

@@ -110,7 +110,7 @@ def metadata_records(workdir: Path, results: Path):
         encoded = "".join(part.removeprefix("@") for part in p.relative_to(meta).parts)
         try:
             target = base64.urlsafe_b64decode(encoded.encode()).decode()
-        except Exception:  # noqa: BLE001 - not a record of Snakemake's
+        except ValueError:  # binascii.Error or UnicodeDecodeError: not a record of Snakemake's
             continue
         if target.startswith(prefix):
             yield p, target

@@ -214,7 +214,8 @@ def _tests(df: pd.DataFrame, rows: list[Row], matrices, unit_sets, settings: Tab
     df = df.assign(compared_with=None, delta=np.nan, p_value=np.nan)
     if compare == "strongest":
         best = strongest(df, ("metric",))
-        other_of = lambda cell: best.get((cell["dataset"], cell["dimension"], cell["level"]))  # noqa: E731
+        def other_of(cell):
+            return best.get((cell["dataset"], cell["dimension"], cell["level"]))
     elif compare == "base":
         def other_of(cell):
             r = by_name[cell["row"]]

@@ -178,7 +178,9 @@ def render(tables: dict[str, pd.DataFrame], chart_svg: str, judge_vs_best: pd.Da
     from ..datasets import BUILTIN
     from .caveats import table_caveats
 
-    kind = lambda df: "accuracy" if _accuracy(df) else "correlation at three levels"  # noqa: E731
+    def kind(df) -> str:
+        return "accuracy" if _accuracy(df) else "correlation at three levels"
+
     titles = {**TITLES, **{k: (f"{BUILTIN[k].label}, beyond the paper ({kind(df)})" if k in BUILTIN
                                else f"Your dataset {k} ({kind(df)})")
                            for k, df in tables.items() if k not in TITLES}}  # own tables: beyond the paper, custom
@@ -205,7 +207,7 @@ def render(tables: dict[str, pd.DataFrame], chart_svg: str, judge_vs_best: pd.Da
              "near-constant judge. Data: judge_vs_best.csv.</p>", chart_svg,
              "<details><summary>Chart data</summary>", plain_table(judge_vs_best), "</details>",
              "<h2 id='behaviour'>The judge's own answers</h2>",
-             f"<p>Share of each answer per judge and dataset (base prompt), beside the human gold balance where "
+             "<p>Share of each answer per judge and dataset (base prompt), beside the human gold balance where "
              "there is one. A judge whose answers vary much less than the humans' own is near-constant (the "
              "leaderboard's gate: a score's SD, every sample counted, under leaderboard.near_constant_sd_ratio of "
              "the least dispersed human's; a label's modal share above tables.near_constant with its other answers "

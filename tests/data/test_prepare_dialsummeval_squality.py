@@ -85,7 +85,8 @@ def test_dialsummeval_coherence_defect_and_its_rule(dse):
     # whole 4-score dicts identical: positions 2-3 in 99 lines, 1-2 in 9, 1-3 in 10
     third = {d: dse["duplicate_coherence_expert2"] if d == "coherence" else dse[f"{d}_expert2"] for d in DIMS}
     pos = [{d: dse[f"{d}_expert0"] for d in DIMS}, {d: dse[f"{d}_expert1"] for d in DIMS}, third]
-    same = lambda a, b: int(np.logical_and.reduce([pos[a][d] == pos[b][d] for d in DIMS]).sum())  # noqa: E731
+    def same(a, b):
+        return int(np.logical_and.reduce([pos[a][d] == pos[b][d] for d in DIMS]).sum())
     assert (same(1, 2), same(0, 1), same(0, 2)) == (99, 9, 10)
 
 

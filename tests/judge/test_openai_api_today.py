@@ -65,7 +65,8 @@ def test_reasoning_fields_are_sent_and_keyed():
     p = s.request_params(0)
     assert p == {"model": "o-fake", "max_completion_tokens": 2000, "reasoning_effort": "low", "seed": 0}
     s2 = judge_spec("o", {"model": "o-fake", "base_url": "http://x/v1", **dict(REASONING, reasoning_effort="high")})
-    ident = lambda q: {"server": {}, "messages": [], "params": q, "sample": 0}  # noqa: E731
+    def ident(q):
+        return {"server": {}, "messages": [], "params": q, "sample": 0}
     assert request_key(ident(p)) != request_key(ident(s2.request_params(0)))
 
 

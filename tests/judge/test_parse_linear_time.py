@@ -9,33 +9,32 @@ import pytest
 
 from sumjudge.judge import parse as P
 
-I = re.IGNORECASE
 OLD_S = r"(?:\*\*|__)?\bsummary\s*#?\s*([01])\b(?:\*\*|__)?"
 OLD = {
-    "_SCALE": re.compile(r"\(?\b1\s*(?:\(\s*worst\s*\))?\s*(?:-|–|—|to)\s*5\b\s*(?:\(\s*best\s*\))?\)?", I),
+    "_SCALE": re.compile(r"\(?\b1\s*(?:\(\s*worst\s*\))?\s*(?:-|–|—|to)\s*5\b\s*(?:\(\s*best\s*\))?\)?", re.I),
     "_LEAD": re.compile(r"[\s\"'*_:=|()\[\]\-–—>]*(?:(?:score|rating|rated)\b[\s\"'*_:=|()\-–—]*)?"
-                        r"(?:(?:is|of|at|gets?|receives?)\s+(?:an?\s+)?)?[\s\"'*_:=|(\[]*$", I),
+                        r"(?:(?:is|of|at|gets?|receives?)\s+(?:an?\s+)?)?[\s\"'*_:=|(\[]*$", re.I),
     "_LEAD_CHOICE": re.compile(r"^[\W_]*(?:(?:answer|choice|better\s+summary|best\s+summary)\s*[:\-]\s*)?[\W_]*"
-                               r"(?:summary\s*#?\s*)?([01])\b(?!\s*(?:is|was|seems|and|or|,)\b)[\W_]*(?:$|\n|[.)]\s)", I),
+                               r"(?:summary\s*#?\s*)?([01])\b(?!\s*(?:is|was|seems|and|or|,)\b)[\W_]*(?:$|\n|[.)]\s)", re.I),
     "_PICK": re.compile(r"(?:\b(?:prefer|preferred|choose|chose|pick|select|go\s+with|vote\s+for|recommend)\s+(?:is\s+)?"
                         r"(?:the\s+)?|\b(?:better|best|preferred|stronger)\s+(?:one|summary|option|choice)?\s*(?:is|would\s+be)\s*|"
                         r"\b(?:answer|choice|verdict|winner|decision|selection|preference)\s*(?:is|:|=|-)\s*|"
                         r"\b(?:therefore|thus|hence|so|overall|in\s+conclusion|in\s+summary|conclusion)\s*[,:]?\s*)"
-                        r"[\s*_\"'(\[]*" + OLD_S, I),
+                        r"[\s*_\"'(\[]*" + OLD_S, re.I),
     "_WINS": re.compile(OLD_S + r"\s+(?:wins|is\s+the\s+winner|is\s+preferred|is\s+chosen|is\s+my\s+(?:pick|choice)|"
-                        r"(?:is\s+)?(?:preferred\s+)?over\s+summary\s*#?\s*[01])", I),
-    "_SUMMARY_REF": re.compile(r"\bsummary\s*#?\s*([01])\b", I),
-    "_PAIR": re.compile(r"(?<!\d)(\d{1,3})\s*[.):\-]\s*\**\s*(yes|no)\b", I),
+                        r"(?:is\s+)?(?:preferred\s+)?over\s+summary\s*#?\s*[01])", re.I),
+    "_SUMMARY_REF": re.compile(r"\bsummary\s*#?\s*([01])\b", re.I),
+    "_PAIR": re.compile(r"(?<!\d)(\d{1,3})\s*[.):\-]\s*\**\s*(yes|no)\b", re.I),
     "_BIN_LEAD": re.compile(r"^[\W_]*(?:(?:final\s+)?answer\s*[:\-]?\s*|verdict\s*[:\-]\s*|label\s*[:\-]\s*)?[\W_]*"
                             r"(?:the\s+sentence\s+is\s+|it\s+is\s+|this\s+is\s+)?(?:(" + P._NEG_WORDS + r")|(" +
-                            P._POS_WORDS + r"))\b", I),
+                            P._POS_WORDS + r"))\b", re.I),
     "_BIN_ANSWER": re.compile(r"\b(?:(?:final\s+)?answer|verdict|label)\s*(?:is|:|-|=)\s*[\W_]*(?:(" + P._NEG_WORDS +
-                              r")|(" + P._POS_WORDS + r"))\b", I),
+                              r")|(" + P._POS_WORDS + r"))\b", re.I),
     "_YES_NO_WORD": re.compile(r"(?:^|[.!:\n*\"]\s*)(yes|no)\b(?![\s-]+(?:one|longer|doubt|evidence|mention|information|"
-                               r"contradiction|errors?|indication|such|other|more|less|details?))", I),
+                               r"contradiction|errors?|indication|such|other|more|less|details?))", re.I),
     "_NEW_SUMMARY": re.compile(r"^\W*(?:(?:here is|here's|below is)\s+(?:a|an|the|my)?\s*(?:new|revised|improved|better|"
                                r"possible|concise|brief|short)?\s*summary|(?:new|revised|improved|better)\s+summary\s*:|"
-                               r"summary\s*:|tl;?dr\s*:)", I),
+                               r"summary\s*:|tl;?dr\s*:)", re.I),
 }
 WORDS = ["summary", "Summary", "#", "0", "1", "5", "is", "not", "better", "prefer", "the", "choose", "best", "one", "would",
          "be", "answer", "verdict", "label", "final", "so", "therefore", "in conclusion", ":", "-", "—", ",", "*", "**", "__",

@@ -34,7 +34,8 @@ def remote(url, **kw):
 def hand_logprobs(reply: str, k: int) -> list[dict]:
     """The tokens of REPLY with the alternatives the test computes by hand."""
     assert reply == REPLY
-    plain = lambda t: logprob_item(t, L(0.99), [(t, L(0.99))])  # noqa: E731
+    def plain(t):
+        return logprob_item(t, L(0.99), [(t, L(0.99))])
     toks = [plain("Relevance"), plain(":"), plain(" "),
             # renormalisation: "Hello" takes 0.2 of the mass; the digits share the rest
             logprob_item("4", L(0.5), [("4", L(0.5)), ("3", L(0.2)), ("Hello", L(0.2)), ("5", L(0.1))]),

@@ -96,7 +96,8 @@ def test_accuracy_rows_of_a_pairwise_dataset(tmp_path):
     n = 120
     tldr = pd.DataFrame({"unit_id": [f"p{i}" for i in range(n)], "post_id": [f"q{i // 3}" for i in range(n)],
                          "choice": rng.integers(0, 2, n)})
-    flip = lambda p, s: np.where(np.random.default_rng(s).random(n) < p, 1 - tldr["choice"], tldr["choice"])  # noqa
+    def flip(p, s):
+        return np.where(np.random.default_rng(s).random(n) < p, 1 - tldr["choice"], tldr["choice"])
     members = {m: pd.DataFrame({"unit_id": tldr["unit_id"], "sample": 0, "status": "ok",
                                 "choice": pd.array(flip(p, s), dtype="Int64")})
                for m, p, s in (("a", 0.2, 1), ("b", 0.3, 2), ("c", 0.3, 3))}

@@ -85,7 +85,7 @@ def test_the_94_percent_five_judge_fails_or_is_uninformative(consistency):
 def test_the_reference_copy_is_close_and_passes_and_its_shuffle_does_not(consistency):
     _, _, frames = consistency
     ref = _judged(frames, "reference")
-    assert (ref["close"] == True).all() and (ref["close_bound"] > -0.05).all()   # noqa: E712
+    assert ref["close"].eq(True).all() and (ref["close_bound"] > -0.05).all()
     assert (ref["alt_result"] == "passes").all() and (ref["alt_control_pass_rate"] == 0).all()
     assert (ref["rank_group"] == 1).all()
     # the human rows carry their own leave-one-out intervals, the figure's whiskers
@@ -135,7 +135,7 @@ def test_a_random_helm_judge_is_not_close_and_first_position_judges_do_not_pass(
                "first79": np.where(rng.random(n) < 0.79, 0.0, rng.integers(1, 3, n))}
     board = LeaderboardSettings.from_config({"leaderboard": {"alt_test": {"epsilon": {"helm_news": 0.15}}}})
     cells = verdict_frames([(helm, answers)], FAST, board)["cells"].set_index("row")
-    assert cells.loc["random", "close"] == False and cells.loc["random", "close_bound"] < -0.05  # noqa: E712
+    assert not cells.loc["random", "close"] and cells.loc["random", "close_bound"] < -0.05  # a bool, or NaN (fails too)
     for row in ("first75", "first79"):
         assert not cells.loc[row, "greyed"] and cells.loc[row, "alt_result"] in ("fails", "uninformative"), row
 
@@ -197,7 +197,7 @@ def test_the_alt_test_family_is_fixed_by_the_columns_not_by_the_gates():
     assert np.allclose(kept["p_adjusted"], by_adjust(list(raw) + [1.0, 1.0, 1.0])[:3])
     assert (kept["p_adjusted"].to_numpy() > by_adjust(raw)).all()                      # the old, shrunk family
     assert (kept["p_adjusted"] >= first.loc[kept.index, "p_adjusted"] - 1e-15).all()
-    assert (gated["cells"].loc[gated["cells"]["dimension"] == "other", "greyed"].dropna() == True).all()  # noqa: E712
+    assert gated["cells"].loc[gated["cells"]["dimension"] == "other", "greyed"].dropna().eq(True).all()
 
 
 def test_label_inputs_from_a_vote_matrix():

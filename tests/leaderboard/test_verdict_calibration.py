@@ -2,7 +2,6 @@
 its adapter gives the verdict path's own numbers, a few draws on the real labels give the outcomes a
 statistician expects of the clear cases, the truths are the verdicts' estimand, and its rates are
 the hand-computed ones (docs/statistics.md, "Calibration of the verdicts")."""
-from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -15,7 +14,6 @@ from sumjudge.tables.settings import TableSettings
 from support import calibration as cal
 from support import calibration_rates as rates
 from support import verdict_adapter as adapter
-from support.known_judges import KINDS
 
 TS = TableSettings(bootstrap_resamples=50, permutation_resamples=200)
 BOARD = LeaderboardSettings.from_config({})

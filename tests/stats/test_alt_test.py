@@ -80,7 +80,8 @@ def test_annotator_tests_by_hand():
 
 
 def test_judge_alt_test_family_spans_columns():
-    mk = lambda col, a, p, rho: AnnotatorTest(col, a, 40, rho, 0.5, -3.0, p)  # noqa: E731
+    def mk(col, a, p, rho):
+        return AnnotatorTest(col, a, 40, rho, 0.5, -3.0, p)
     tests = [mk("x", "a", 0.001, 0.9), mk("x", "b", 0.3, 0.5), mk("y", "a", 0.002, 0.7)]
     done, verdicts = judge_alt_test(tests, {"x": [], "y": ["b"]}, q=0.05)
     # m = 3, c = 11/6: .001*5.5 = .0055, .002*5.5/2 = .0055, .3*5.5/3 = .55
@@ -92,7 +93,8 @@ def test_judge_alt_test_family_spans_columns():
 
 
 def test_a_family_fixed_beforehand_counts_the_tests_not_run_as_p_1():
-    mk = lambda col, a, p: AnnotatorTest(col, a, 40, 0.9, 0.5, -3.0, p)  # noqa: E731
+    def mk(col, a, p):
+        return AnnotatorTest(col, a, 40, 0.9, 0.5, -3.0, p)
     tests = [mk("x", "a", 0.01), mk("x", "b", 0.02)]
     # m = 2, c = 1.5: .01 x 3 = .03, .02 x 3 / 2 = .03; with a family of 6 (four gated tests as p = 1):
     # c(6) = 2.45, .01 x 6 x 2.45 = .147, .02 x 6 x 2.45 / 2 = .147

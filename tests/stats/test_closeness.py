@@ -67,7 +67,8 @@ def test_a_twin_follows_one_annotator():
     truth = rng.normal(size=(30, 8))
     stack = np.stack([np.round(truth + rng.normal(scale=0.8, size=truth.shape)) for _ in range(3)])
     names = ("x", "y", "z")
-    loo = lambda j: score_splits(stack, j, BootBoth.draw(30, 8, 10, 0, "both"), "spearman", "zero")["dataset"][0]  # noqa: E731
+    def loo(j):
+        return score_splits(stack, j, BootBoth.draw(30, 8, 10, 0, "both"), "spearman", "zero")["dataset"][0]
     twin = stack[1] + rng.normal(scale=0.01, size=truth.shape)
     assert score_twin(stack, twin, names, "dataset", "spearman", "zero", loo(twin)) == "y"
     mean = stack.mean(axis=0)      # the reference copy agrees with everyone, follows no one

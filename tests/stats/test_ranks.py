@@ -2,7 +2,6 @@
 docs/statistics.md, "Ranks from the tests"): hand-made pair rows, and judges whose truth
 is known through the real tests."""
 import numpy as np
-import pytest
 
 from sumjudge.stats.paired import cluster_paired_accuracy, pair_family
 from sumjudge.stats.ranks import CYCLE, Rank, rank_judges

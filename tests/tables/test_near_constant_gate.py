@@ -39,7 +39,8 @@ def judges(h: pd.DataFrame) -> dict[str, pd.DataFrame]:
     binned = {d + "_weighted": 4.0 + np.linspace(-0.2, 0.2, n) for d in DIMS}  # one half-point bin, no tie
     good = {d: np.clip(np.round(h[d] + rng.normal(0, 0.5, n)), 1, 5) for d in DIMS}
     good.update({d + "_weighted": h[d] + rng.normal(0, 0.3, n) for d in DIMS})
-    frame = lambda cols: pd.DataFrame({"unit_id": h["unit_id"], "sample": 0, "status": "ok", **cols})  # noqa: E731
+    def frame(cols):
+        return pd.DataFrame({"unit_id": h["unit_id"], "sample": 0, "status": "ok", **cols})
     return {"flat": frame({**flat, **binned}), "good": frame(good)}
 
 

@@ -18,7 +18,6 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
 from support import harness
 from support.fake_openai import FakeOpenAIServer

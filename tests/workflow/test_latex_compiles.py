@@ -16,7 +16,10 @@ from sumjudge.tables import build
 from sumjudge.settings import RunSettings
 from sumjudge.tables.caveats import table_context
 from sumjudge.tables.latex import PACKAGES
-from test_tables_build import SETTINGS, tables, workdir  # noqa: F401  (the fixtures of test_tables_build)
+import test_tables_build
+from test_tables_build import SETTINGS
+
+tables, workdir = test_tables_build.tables, test_tables_build.workdir  # its fixtures, by the names tests ask for
 
 pytestmark = pytest.mark.system("latex")  # tests/support/system.py NEEDS
 

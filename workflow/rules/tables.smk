@@ -79,11 +79,11 @@ TABLE_OUTPUTS = [
 
 
 # a report entry of one table file: its own caption, one subcategory per table
-_table_report = lambda path, table, fmt: report(  # noqa: E731
+_table_report = lambda path, table, fmt: report(  # noqa: E731 -- snakemake --lint wants no def here
     path, caption=f"../report/{table}.rst", category="Tables", subcategory=table,
     labels={"table": table, "format": fmt})
 # ... of the table file {table}.<ext> of the rules over the {table} wildcard (one caption for them all)
-_any_table_report = lambda fmt, ext: report(  # noqa: E731
+_any_table_report = lambda fmt, ext: report(  # noqa: E731 -- snakemake --lint wants no def here
     f"{TABLES_DIR}/{{table}}.{ext}", caption="../report/table.rst", category="Tables", subcategory="{table}",
     labels={"table": "{table}", "format": fmt})
 # what the two rules over the {table} wildcard write and are told
@@ -91,7 +91,7 @@ TABLE_FILES = dict(csv=_any_table_report("CSV", "csv"), tex=_any_table_report("L
 TABLE_PARAMS = dict(settings=TABLE_SETTINGS, context=TABLE_CONTEXT, gate=NEAR_CONSTANT_GATE)
 # the report entries of a figure or listing in several formats ({output name: extension}):
 # results/tables/<stem>.<ext>, its caption file, category and what it shows
-_view_reports = lambda stem, caption, category, what, formats: {  # noqa: E731
+_view_reports = lambda stem, caption, category, what, formats: {  # noqa: E731 -- snakemake --lint wants no def here
     key: report(f"{TABLES_DIR}/{stem}.{ext}", caption=f"../report/{caption}.rst", category=category,
                 labels={"what": what, "format": ext.upper()}) for key, ext in formats.items()}
 

@@ -39,9 +39,9 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
-log = logging.getLogger(__name__)
-
 from ...io import write_json
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from ..spec import JudgeSettings
@@ -219,7 +219,10 @@ class ResponseCache:
         """Copy an entry found under an old key to ``key`` (once; the old file stays)."""
         request = entry["request"]
         ident = self.legacy.identity(key)
-        strip = lambda d: {k: v for k, v in d.items() if k != "server"}  # noqa: E731
+
+        def strip(d: dict[str, Any]) -> dict[str, Any]:
+            return {k: v for k, v in d.items() if k != "server"}
+
         if ident is None or strip(ident) != strip(request):
             return {**entry, "key": key}  # cannot happen for keys from LegacyKeys.remember
         new = {**entry, "key": key, "request": ident, "migrated_from": old}
