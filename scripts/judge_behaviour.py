@@ -5,7 +5,6 @@ import sys
 sys.path[:0] = [snakemake.scriptdir, os.path.dirname(snakemake.scriptdir)]  # _log, sumjudge
 import _log
 
-
 from sumjudge import datasets
 from sumjudge.io import write_text
 from sumjudge.tables.build import judge_behaviour, write_csv
