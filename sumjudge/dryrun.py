@@ -39,7 +39,7 @@ def dry_run_targets(workflow, argv: list[str], default: list[str]) -> tuple[list
     rules make them all, else ``default``: the cost estimate's `snakemake -n -f
     results/judge/cost_estimate.csv` checks the data it reads, not the learned metrics' models."""
     targets, force = cli_targets(argv)
-    rules = {r.name: r for r in workflow.rules if r.name != "all"}
+    rules = {r.name: r for r in workflow.rules}
     files: list[str] = []
     for t in targets:
         outputs = [str(o) for o in rules[t].output] if t in rules else [t]
@@ -79,7 +79,7 @@ def pending_jobs(workflow, rules, targets: Iterable[str], forced: Iterable[str] 
     """(rule, wildcards) of the jobs that make the missing (or ``forced``) files among
     ``targets`` and, through each such job's input files, the missing files they need."""
     forced = set(forced)
-    producers = [(r, [str(o).split("{")[0] for o in r.output]) for r in workflow.rules if r.name != "all"]
+    producers = [(r, [str(o).split("{")[0] for o in r.output]) for r in workflow.rules]
     jobs: list[tuple[str, dict]] = []
     seen: set[str] = set()
     todo = [str(t) for t in reversed(list(targets))]

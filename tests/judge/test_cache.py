@@ -7,6 +7,7 @@ import sys
 import time
 
 import pandas as pd
+import pytest
 
 from sumjudge.judge.cache import ResponseCache
 from sumjudge.judge.run import judge_dataset
@@ -106,6 +107,7 @@ def test_two_processes_share_one_cache_safely(tmp_path):
     assert (a["status"] == "ok").all() and a["reply"].tolist() == b["reply"].tolist()
 
 
+@pytest.mark.slow
 def test_sigkill_mid_run_repeats_no_completed_request(tmp_path):
     n = 40
     df = units(n)

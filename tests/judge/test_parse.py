@@ -233,6 +233,7 @@ print(f"{worst:.2f}")
 """
 
 
+@pytest.mark.slow
 def test_a_long_adversarial_reply_is_parsed_in_seconds():
     import os
     import subprocess

@@ -15,6 +15,8 @@ from sumjudge.leaderboard.summary import JudgePricing
 from sumjudge.tables.settings import TableSettings
 from support.harness import REPO
 
+pytestmark = pytest.mark.slow  # builds full-data leaderboards: seconds per fixture
+
 BEFORE = REPO / "tests" / "fixtures" / "leaderboard_before"
 KEYS = {"cells": ["row", "column"], "summary": ["row"], "pairs": ["column", "a", "b"],
         "alt": ["row", "score_used", "column", "annotator"]}

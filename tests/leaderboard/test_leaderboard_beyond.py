@@ -11,6 +11,8 @@ import pytest
 from sumjudge.datasets import BUILTIN
 from support.board import run, table_cells
 
+pytestmark = pytest.mark.slow  # builds full-data leaderboards: seconds per fixture
+
 BEYOND = ("dialsummeval", "squality", "helm_news", "cnndm_comparisons")
 
 

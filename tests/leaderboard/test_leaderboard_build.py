@@ -268,6 +268,7 @@ def test_unknown_cost_and_time_stay_unknown_and_local_cost_is_wall_time():
     assert JudgePricing.of(vllm).local and not JudgePricing.of(api).local
 
 
+@pytest.mark.slow
 def test_shuffling_newsrooms_anonymous_slots_changes_no_number(tmp_path, prepared):
     """Newsroom's three rating slots per summary have no identity: permuting them within every
     summary changes no number anywhere (no leave-one-out row by slot, the gate reads the mean)."""

@@ -104,6 +104,7 @@ def test_missing_local_directory_names_the_key(tmp_path):
         resolve_model(str(tmp_path / "nothing-here"), "metrics.dae.model")
 
 
+@pytest.mark.slow
 def test_default_models_fail_fast_offline_with_a_clear_message(tmp_path):
     """Every default model, HF_HUB_OFFLINE=1 and an empty hub cache: each scorer stops
     within seconds, naming the model and its config key."""
