@@ -8,13 +8,13 @@ import _log
 from sumjudge import datasets
 from sumjudge.io import write_text
 from sumjudge.tables import build
-from sumjudge.leaderboard.run_gates import table_gates
+from sumjudge.leaderboard.run_gates import run_gates_for
 from sumjudge.stats.gates import NearConstantGate
 from sumjudge.tables.settings import TableSettings
 
 log = _log.setup(snakemake)
 settings = TableSettings.from_params(snakemake.params.settings)
-gates = table_gates(settings, NearConstantGate.from_params(snakemake.params.gate))  # the leaderboard's gate
+gates = run_gates_for(settings, NearConstantGate.from_params(snakemake.params.gate))  # the leaderboard's gate
 table = snakemake.wildcards.table
 data = dict(zip(snakemake.params.datasets, snakemake.input.data))
 specs = datasets.registry(snakemake.config)  # the built-in datasets and custom_datasets

@@ -9,14 +9,14 @@ from sumjudge import datasets
 from sumjudge.io import write_text
 from sumjudge.tables.build import judge_behaviour, write_csv
 from sumjudge.tables.raw_replies import replies_html
-from sumjudge.leaderboard.run_gates import table_gates
+from sumjudge.leaderboard.run_gates import run_gates_for
 from sumjudge.stats.gates import NearConstantGate
 from sumjudge.tables.settings import TableSettings
 from sumjudge.tables.behaviour import plot, summary
 
 log = _log.setup(snakemake)
 settings = TableSettings.from_params(snakemake.params.settings)
-gates = table_gates(settings, NearConstantGate.from_params(snakemake.params.gate))  # the leaderboard's gate
+gates = run_gates_for(settings, NearConstantGate.from_params(snakemake.params.gate))  # the leaderboard's gate
 data = dict(zip(snakemake.params.datasets, snakemake.input.data))
 behaviour, replies = judge_behaviour(list(snakemake.input.judges), data, settings,
                                      datasets.registry(snakemake.config), gates=gates)

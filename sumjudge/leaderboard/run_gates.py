@@ -78,9 +78,10 @@ def run_gates(runs: Iterable[JudgeRun], humans: Mapping[str, pd.DataFrame], ts: 
     return out
 
 
-def table_gates(ts: TableSettings, gate: NearConstantGate | None = None):
+def run_gates_for(ts: TableSettings, gate: NearConstantGate | None = None):
     """The ``gates`` of :mod:`sumjudge.tables.build`: a function of (runs, humans) giving
     :func:`run_gates` at ``gate`` (None: the leaderboard's default settings' gate at
     ``ts.near_constant``), what the table rules pass so that the tables flag what the leaderboard greys."""
-    gate = gate or LeaderboardSettings().gate(ts)
+    if gate is None:
+        gate = LeaderboardSettings().gate(ts)
     return lambda runs, humans: run_gates(runs, humans, ts, gate)

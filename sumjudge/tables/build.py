@@ -70,7 +70,7 @@ def _log_summary(df: pd.DataFrame, name: str) -> None:
 
 # ``gates`` below: a function of (runs, humans: dataset -> prepared table) giving the near-constant
 # gate of every run, as the leaderboard computes it (its RunGate rows: judge, row, dataset, label,
-# variant, dimension, answer, gate). The rules pass :func:`sumjudge.leaderboard.run_gates.table_gates`,
+# variant, dimension, answer, gate). The rules pass :func:`sumjudge.leaderboard.run_gates.run_gates_for`,
 # so that the tables flag exactly what the leaderboard greys; this package never imports the
 # leaderboard, which is built on it. None: no judge is flagged.
 Gates = Callable[[list[JudgeRun], dict[str, pd.DataFrame]], list]

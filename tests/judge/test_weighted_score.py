@@ -205,11 +205,11 @@ def _humans(run: JudgeRun) -> dict:
 
 def _behaviour(run: JudgeRun) -> pd.DataFrame:
     from sumjudge.tables.behaviour import behaviour_gates
-    from sumjudge.leaderboard.run_gates import table_gates
+    from sumjudge.leaderboard.run_gates import run_gates_for
     from sumjudge.tables.settings import TableSettings
 
     humans = _humans(run)
-    return behaviour_table([run], humans, behaviour_gates(table_gates(TableSettings())([run], humans)))
+    return behaviour_table([run], humans, behaviour_gates(run_gates_for(TableSettings())([run], humans)))
 
 
 def test_near_constant_is_judged_per_row():

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sumjudge.leaderboard.run_gates import table_gates
+from sumjudge.leaderboard.run_gates import run_gates_for
 from sumjudge.settings import RunSettings
 from sumjudge.tables import build
 from sumjudge.tables.caveats import table_context
@@ -105,7 +105,7 @@ def workdir(tmp_path_factory, prepared):
 @pytest.fixture(scope="module")
 def tables(workdir):
     d, m, j = workdir["data"], workdir["metrics"], workdir["judges"]
-    gates = table_gates(SETTINGS)  # the leaderboard's gate, as the rules pass it
+    gates = run_gates_for(SETTINGS)  # the leaderboard's gate, as the rules pass it
     out = {
         "table1": build.correlation_table("table1", d["summeval"], m, j, SETTINGS, gates=gates),
         "table2": build.correlation_table("table2", d["newsroom"], m, j, SETTINGS, gates=gates),
@@ -445,7 +445,7 @@ def test_behaviour_counts_and_modal_share(workdir):
 
     runs = build.load_runs(workdir["judges"], SETTINGS)
     humans = {ds: pd.read_parquet(p) for ds, p in workdir["data"].items()}
-    gates = table_gates(SETTINGS)(runs, humans)
+    gates = run_gates_for(SETTINGS)(runs, humans)
     b = behaviour_table(runs, humans, behaviour_gates(gates))
     run = next(r for r in runs if r.dataset == "qags_cnn")
     ok = run.frame[run.frame["status"] == "ok"]["label"]
@@ -483,7 +483,7 @@ def test_near_constant_judge_is_flagged_and_never_bold(workdir, tmp_path):
     df.to_parquet(path, index=False)
     # a perfect metric too, so the flagged judge would otherwise tie or win
     t5 = build.accuracy_table("table5", {"qags_cnn": d["qags_cnn"]}, [], [str(path)], SETTINGS,
-                              gates=table_gates(SETTINGS))
+                              gates=run_gates_for(SETTINGS))
     judge = cell(t5, "yes", dataset="QAGS_CNN")
     assert judge["dispersion"] == 1.0 and judge["dispersion_measure"] == "modal share" and bool(judge["near_constant"])
     assert "near-constant judge: correlations and accuracies are not meaningful" in judge["caveat"]
