@@ -6,6 +6,14 @@ wall times, the fake server's request counts and what the leaderboard holds.
 
 ``--judges fake-api --workdir /tmp/x`` is its smallest run (the smoke test's): one judge, its
 own working directory instead of this checkout's results/.
+
+An upgrade check: copy an older checkout's finished --workdir, then run this checkout's code
+over the copy with ``--forcerun judge`` (every judge job and every job downstream of them
+rebuilt; the replies come from the judge cache) and compare the two folders' frames:
+
+    cp -a /work/slice_old /work/slice_new
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/leaderboard_slice.py --workdir /work/slice_new --forcerun judge
+    .venv/bin/python -m sumjudge.share compare /work/slice_old/results /work/slice_new/results
 """
 from __future__ import annotations
 
@@ -42,13 +50,16 @@ def main() -> None:
     ap.add_argument("--log", default="/tmp/leaderboard_slice")
     ap.add_argument("--workdir", type=Path, default=REPO, help="Snakemake's working directory (results/ lands there)")
     ap.add_argument("--judges", nargs="+", default=None, help="judge.run instead of tests/leaderboard.yaml's")
+    ap.add_argument("--forcerun", nargs="+", default=[], metavar="RULE",
+                    help="the first run reruns these rules and every job downstream (snakemake -R)")
     a = ap.parse_args()
     a.workdir.mkdir(parents=True, exist_ok=True)
     with FakeOpenAIServer(models=("fake-model",), api_key=KEY) as server:
         extra = Path(a.log + ".api.yaml")
         extra.write_text(yaml.safe_dump({"judges": {"fake-api": {"base_url": server.url}},
                                          **({"judge": {"run": a.judges}} if a.judges else {})}))
-        for label, args in (("first run", ()), ("rerun", ()), ("dry run", ("-n",))):
+        first = ("-R", *a.forcerun) if a.forcerun else ()
+        for label, args in (("first run", first), ("rerun", ()), ("dry run", ("-n",))):
             before = server.requests_received
             rc, wall, log = snakemake(a.workdir, extra, a.mirror, *args)
             Path(f"{a.log}.{label.replace(' ', '_')}.log").write_text(log)

@@ -1,10 +1,12 @@
-"""python -m sumjudge.share export RESULTS ARCHIVE | import ARCHIVE | status  (docs/sharing.md)"""
+"""python -m sumjudge.share export RESULTS ARCHIVE | import ARCHIVE | status | compare A B  (docs/sharing.md)"""
 from __future__ import annotations
 
 import argparse
 import sys
 
 from .archive import ShareError, export, import_archive
+from .compare import DIFFERS, ONLY_A, ONLY_B, SKIP, compare_results
+from .compare import report as compare_report
 from .status import report, stale_outputs
 
 
@@ -23,7 +25,21 @@ def main(argv: list[str] | None = None) -> int:
     s = sub.add_parser("status", help="which outputs are stale against this checkout's code, and why")
     s.add_argument("--workdir", default=".", help="the Snakemake working directory (default: .)")
     s.add_argument("--results", default="results", help="the results folder under it (default: results)")
+    c = sub.add_parser("compare", help="which files of two results folders differ, and in which columns "
+                                       "(exit 1 when any does)")
+    c.add_argument("a", help="a results folder (e.g. the one you were sent)")
+    c.add_argument("b", help="another (e.g. the one you rebuilt)")
+    c.add_argument("--skip", nargs="*", default=list(SKIP),
+                   help=f"top-level folders left out (default: {' '.join(SKIP)})")
     args = parser.parse_args(argv)
+    if args.command == "compare":
+        try:
+            diffs = compare_results(args.a, args.b, tuple(args.skip))
+        except FileNotFoundError as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
+        print(compare_report(diffs, args.a, args.b))
+        return int(any(d.status in (DIFFERS, ONLY_A, ONLY_B) for d in diffs))
     try:
         if args.command == "export":
             _, text = export(args.results, args.archive, args.workdir)
