@@ -84,7 +84,7 @@ def test_every_rules_params_are_plain_and_the_same_in_every_process(tmp_path, na
           f"but {sorted(UNRECORDED)}")
 
 
-def test_a_changed_price_per_hour_reruns_the_leaderboard_alone(tmp_path, mirror):
+def test_a_changed_price_per_hour_reruns_the_leaderboard_and_no_judge_table_or_savings_job(tmp_path, mirror):
     """A finished run of two imported judges on SummEval's first 12 documents, one of them a
     local server's (priced per hour); then `snakemake -n` with its price_per_hour changed:
     the leaderboard reruns because its params changed (the price), and no judge, table or
