@@ -27,7 +27,8 @@ ONLY_A, ONLY_B = "only in A", "only in B"
 class FileDiff:
     path: str                                         # relative to both folders
     status: str                                       # one of the five above
-    where: list[str] = field(default_factory=list)    # differing columns or keys, or why
+    where: list[str] = field(default_factory=list)    # the differing columns or keys
+    notes: list[str] = field(default_factory=list)    # a table's columns on one side only, order, rows
 
 
 def _files(root: Path, skip: tuple[str, ...]) -> set[str]:
@@ -39,14 +40,28 @@ def _read_table(path: Path) -> pd.DataFrame:
     return pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path, keep_default_na=False)
 
 
-def table_difference(a: pd.DataFrame, b: pd.DataFrame) -> list[str]:
-    """Where two frames differ: a shape or column-set line, else the columns whose cells differ."""
-    if list(a.columns) != list(b.columns):
-        return [f"columns {list(a.columns)} vs {list(b.columns)}"]
+def table_structure(a: pd.DataFrame, b: pd.DataFrame) -> list[str]:
+    """How two frames' shapes differ: the columns only one has, the column order, the row count."""
+    out = []
+    gone, new = [c for c in a.columns if c not in b.columns], [c for c in b.columns if c not in a.columns]
+    if gone:
+        out.append(f"only in A: {', '.join(map(str, gone))}")
+    if new:
+        out.append(f"only in B: {', '.join(map(str, new))}")
+    if not gone and not new and list(a.columns) != list(b.columns):
+        out.append("column order")
     if len(a) != len(b):
-        return [f"rows {len(a)} vs {len(b)}"]
+        out.append(f"rows {len(a)} vs {len(b)}")
+    return out
+
+
+def table_difference(a: pd.DataFrame, b: pd.DataFrame) -> list[str]:
+    """The columns both frames have whose cells differ ([] when the row counts differ: no
+    cell pairs with another)."""
+    if len(a) != len(b):
+        return []
     a, b = a.reset_index(drop=True), b.reset_index(drop=True)
-    return [str(c) for c in a.columns if not a[c].equals(b[c])]
+    return [str(c) for c in a.columns if c in b.columns and not a[c].equals(b[c])]
 
 
 def json_difference(a: object, b: object) -> list[str]:
@@ -56,18 +71,20 @@ def json_difference(a: object, b: object) -> list[str]:
     return sorted(str(k) for k in a.keys() | b.keys() if a.get(k) != b.get(k))
 
 
-def compare_file(a: Path, b: Path) -> list[str] | None:
-    """None when the bytes are equal; else where the contents differ ([] when only the bytes do)."""
+def compare_file(a: Path, b: Path) -> tuple[list[str], list[str]] | None:
+    """None when the bytes are equal; else (where the contents differ, notes on a table's
+    shape): both empty when only the bytes do."""
     if a.read_bytes() == b.read_bytes():
         return None
     if a.suffix in TABLES:
-        return table_difference(_read_table(a), _read_table(b))
+        ta, tb = _read_table(a), _read_table(b)
+        return table_difference(ta, tb), table_structure(ta, tb)
     if a.suffix == ".json":
         try:
-            return json_difference(json.loads(a.read_text()), json.loads(b.read_text()))
+            return json_difference(json.loads(a.read_text()), json.loads(b.read_text())), []
         except (json.JSONDecodeError, UnicodeDecodeError):
             pass
-    return ["(bytes)"]
+    return ["(bytes)"], []
 
 
 def compare_results(a: str | Path, b: str | Path, skip: tuple[str, ...] = SKIP) -> list[FileDiff]:
@@ -84,9 +101,12 @@ def compare_results(a: str | Path, b: str | Path, skip: tuple[str, ...] = SKIP) 
         elif rel not in fa:
             out.append(FileDiff(rel, ONLY_B))
         else:
-            where = compare_file(a / rel, b / rel)
-            status = IDENTICAL if where is None else SAME_CELLS if not where else DIFFERS
-            out.append(FileDiff(rel, status, where or []))
+            found = compare_file(a / rel, b / rel)
+            if found is None:
+                out.append(FileDiff(rel, IDENTICAL))
+            else:
+                where, notes = found
+                out.append(FileDiff(rel, DIFFERS if where or notes else SAME_CELLS, where, notes))
     return out
 
 
@@ -96,5 +116,6 @@ def report(diffs: list[FileDiff], a: str | Path, b: str | Path) -> str:
     lines = [f"A = {a}, B = {b}: {len(diffs)} files; " + ", ".join(f"{s} {n}" for s, n in counts.items())]
     for d in diffs:
         if d.status != IDENTICAL:
-            lines.append(f"  {d.status:<10} {d.path}" + (f": {', '.join(d.where)}" if d.where else ""))
+            parts = d.notes + ([", ".join(d.where)] if d.where else [])
+            lines.append(f"  {d.status:<10} {d.path}" + (f": {'; '.join(parts)}" if parts else ""))
     return "\n".join(lines)

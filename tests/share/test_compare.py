@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 from sumjudge.share.__main__ import main
 from sumjudge.share.compare import (DIFFERS, IDENTICAL, ONLY_A, ONLY_B, SAME_CELLS, compare_results,
-                                    json_difference, table_difference)
+                                    json_difference, table_difference, table_structure)
 
 
 def results(root, score=0.5, compression="snappy", usage_wall=1.0, extra=False):
@@ -59,8 +59,12 @@ def test_a_parquet_written_otherwise_has_the_same_cells_and_a_changed_cell_names
 def test_table_and_json_differences_say_where():
     x = pd.DataFrame({"a": [1, 2], "b": ["x", "y"]})
     assert table_difference(x, x.copy()) == []
-    assert table_difference(x, x[["b", "a"]]) == ["columns ['a', 'b'] vs ['b', 'a']"]
-    assert table_difference(x, x.iloc[:1]) == ["rows 2 vs 1"]
+    assert table_difference(x, x[["b", "a"]]) == [] and table_structure(x, x[["b", "a"]]) == ["column order"]
+    assert table_difference(x, x.iloc[:1]) == [] and table_structure(x, x.iloc[:1]) == ["rows 2 vs 1"]
+    # a column renamed and another changed: both sides named, the shared columns still compared
+    y = x.rename(columns={"a": "c"}).assign(b=["x", "z"])
+    assert table_structure(x, y) == ["only in A: a", "only in B: c"] and table_difference(x, y) == ["b"]
+    assert table_structure(x.assign(d=0), x.iloc[:1]) == ["only in A: d", "rows 2 vs 1"]
     assert table_difference(x, x.assign(b=["x", "z"])) == ["b"]
     assert table_difference(x, x.astype({"a": float})) == ["a"]      # 1 and 1.0: another dtype, not the same cell
     assert json_difference({"k": 1, "m": [1]}, {"k": 1, "m": [2], "n": 0}) == ["m", "n"]
@@ -73,6 +77,11 @@ def test_the_command_prints_each_difference_and_exits_1(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "4 files; identical 3, same cells 0, differs 1, only in A 0, only in B 0" in out
     assert "differs    judge/j/summeval/base.parquet: score" in out
+    c = results(tmp_path / "c")
+    pd.read_parquet(c / "judge/j/summeval/base.parquet").rename(columns={"valid": "ok"}).assign(
+        score=[0.25, 0.9, 1.0]).to_parquet(c / "judge/j/summeval/base.parquet")
+    main(["compare", str(a), str(c)])
+    assert "differs    judge/j/summeval/base.parquet: only in A: valid; only in B: ok; score\n" in capsys.readouterr().out
     assert main(["compare", str(a), str(a)]) == 0
     assert main(["compare", str(a), str(b), "--skip", "cache", "judge"]) == 0     # only the tables are left
     assert main(["compare", str(a), str(tmp_path / "nowhere")]) == 2
