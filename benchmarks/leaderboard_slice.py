@@ -8,11 +8,12 @@ wall times, the fake server's request counts and what the leaderboard holds.
 own working directory instead of this checkout's results/.
 
 An upgrade check: copy an older checkout's finished --workdir, then run this checkout's code
-over the copy with ``--forcerun judge`` (every judge job and every job downstream of them
-rebuilt; the replies come from the judge cache) and compare the two folders' frames:
+over the copy with ``--forcerun prepare_dataset`` (every job below the downloads rebuilt; the
+replies come from the judge cache) and compare the two folders' frames (docs/sharing.md):
 
     cp -a /work/slice_old /work/slice_new
-    PYTHONPATH=$PWD .venv/bin/python benchmarks/leaderboard_slice.py --workdir /work/slice_new --forcerun judge
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/leaderboard_slice.py --workdir /work/slice_new \
+        --forcerun prepare_dataset
     .venv/bin/python -m sumjudge.share compare /work/slice_old/results /work/slice_new/results
 """
 from __future__ import annotations

@@ -83,7 +83,9 @@ class Summary:
 
 # --- what goes in ---------------------------------------------------------------------------
 
-def _files_under(root: Path, base: Path, skip: Iterable[Path] = ()) -> list[Member]:
+def files_under(root: Path, base: Path, skip: Iterable[Path] = ()) -> list[Member]:
+    """Every plain file under ``root`` (no symlinks), named relative to ``base``, sorted; the
+    folders in ``skip`` are not entered."""
     skip = [s.resolve() for s in skip]
     out = []
     for dirpath, dirnames, filenames in os.walk(root):
@@ -277,10 +279,10 @@ def export(results: str | Path, archive: str | Path, workdir: str | Path | None 
     manifest = read_manifest(results)
     config = effective_config(manifest)
 
-    members = _files_under(results, workdir, skip=[results / SHARE_DIR])
+    members = files_under(results, workdir, skip=[results / SHARE_DIR])
     logs = workdir / "logs"
     if logs.is_dir():
-        members += _files_under(logs, workdir)
+        members += files_under(logs, workdir)
     members += metadata_members(workdir, results)
     if archive.resolve().is_relative_to(results.resolve()):
         raise ShareError(f"{archive}: the archive cannot be written inside {results}")

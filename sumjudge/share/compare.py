@@ -1,9 +1,9 @@
 """Do two results folders hold the same numbers? (``python -m sumjudge.share compare A B``)
 
 A collaborator who rebuilt from a shared archive, or anyone who upgraded the code and
-reran, wants to know which outputs changed and where. Every file under both folders is
-paired by its path (the downloads, the judge cache and share's own records are left out:
-``SKIP``). A table (``.parquet``, ``.csv``) is compared cell by cell, exactly (NaN equals
+reran, wants to know which outputs changed and where. Every file under both folders (not a
+symlink: :func:`.archive.files_under`, the export's walk) is paired by its path; the
+downloads, the judge cache and share's own records are left out (``SKIP``). A table (``.parquet``, ``.csv``) is compared cell by cell, exactly (NaN equals
 NaN; a float must be the same float), and its differing columns are named; a ``.json`` file
 names its differing top-level keys; any other file is compared byte for byte.
 Definitions: docs/sharing.md, "Comparing two results folders".
@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
+
+from .archive import files_under
 
 SKIP = ("raw", "cache", "share")          # downloads, the judge cache, an import's records
 TABLES = (".parquet", ".csv")
@@ -32,8 +34,7 @@ class FileDiff:
 
 
 def _files(root: Path, skip: tuple[str, ...]) -> set[str]:
-    return {p.relative_to(root).as_posix() for p in root.rglob("*")
-            if p.is_file() and p.relative_to(root).parts[0] not in skip}
+    return {m.arcname for m in files_under(root, root, skip=[root / s for s in skip])}
 
 
 def _read_table(path: Path) -> pd.DataFrame:

@@ -5,6 +5,7 @@ import json
 
 import numpy as np
 import pandas as pd
+
 from sumjudge.share.__main__ import main
 from sumjudge.share.compare import (DIFFERS, IDENTICAL, ONLY_A, ONLY_B, SAME_CELLS, compare_results,
                                     json_difference, table_difference, table_structure)
@@ -86,4 +87,3 @@ def test_the_command_prints_each_difference_and_exits_1(tmp_path, capsys):
     assert main(["compare", str(a), str(b), "--skip", "cache", "judge"]) == 0     # only the tables are left
     assert main(["compare", str(a), str(tmp_path / "nowhere")]) == 2
     assert "nowhere: not a results folder" in capsys.readouterr().err
-
