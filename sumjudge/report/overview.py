@@ -6,7 +6,9 @@ Above everything: a table of contents and the caveats of the run (slice or full
 data, which judge and that it is not the paper's ChatGPT, which metrics ran);
 above every table its own caveats (:func:`sumjudge.tables.caveats.table_caveats`).
 Bold marks the unique best of a column among rows that are not near-constant
-judges (ties: none), as in the LaTeX."""
+judges (ties: none), and only in a column that can separate rows (not from one
+document, no permutation test at p = 1), as in the LaTeX; an interval from one
+document reads "n/a (1 document)"."""
 from __future__ import annotations
 
 import html
@@ -15,6 +17,8 @@ from typing import Any
 
 import pandas as pd
 import yaml
+
+from ..tables.common import one_cluster
 
 CSS = """
 body{font-family:system-ui,sans-serif;margin:1.5em;max-width:1400px;color:#222}
@@ -68,7 +72,9 @@ def _cell(c: pd.Series, digits: int, is_best: bool) -> str:
     parts = [f'<span class="{cls}">{_num(v, digits)}</span>']
     if near:
         parts.append('<br><span class="near">near-constant judge: not meaningful</span>')
-    if not pd.isna(c.get("ci_low", math.nan)):
+    if one_cluster(c):  # a zero-width interval from one document is no interval
+        parts.append(f'<br><span class="ci">{_e(one_cluster(c))}</span>')
+    elif not pd.isna(c.get("ci_low", math.nan)):
         parts.append(f'<br><span class="ci">[{_num(c["ci_low"], digits)}, {_num(c["ci_high"], digits)}]</span>')
     p = c.get("p_value", math.nan)
     if not pd.isna(p):
@@ -84,18 +90,13 @@ def _cell(c: pd.Series, digits: int, is_best: bool) -> str:
     return "".join(parts)
 
 
-def _unique_best(g: pd.DataFrame, digits: int, lower_better: bool):
-    """The same rule as the LaTeX (latex.unique_best): the single best of at least two rows."""
-    if g.dropna(subset=["value"])["row"].nunique() < 2:
-        return None  # a single row is not "best"
-    vals = g.dropna(subset=["value"]).drop_duplicates("row").set_index("row")["value"].round(digits)
-    if "near_constant" in g:
-        vals = vals[~vals.index.isin(g.loc[g["near_constant"].map(_flag), "row"])]
-    if vals.empty:
-        return None
-    top = vals.min() if lower_better else vals.max()
-    hits = vals.index[vals == top]
-    return hits[0] if len(hits) == 1 else None
+def _column_best(g: pd.DataFrame, digits: int, lower_better: bool):
+    """The LaTeX's rule (latex.column_best): the single best of at least two rows, not a
+    near-constant judge, in a column that can separate rows (latex.can_separate)."""
+    from ..tables.latex import column_best
+
+    near = set(g.loc[g["near_constant"].map(_flag), "row"]) if "near_constant" in g else set()
+    return column_best(g, digits, lower_better, exclude=near)
 
 
 def numeric_table(df: pd.DataFrame, digits: int, lower_better: bool = False, bold: bool = True) -> str:
@@ -113,7 +114,7 @@ def numeric_table(df: pd.DataFrame, digits: int, lower_better: bool = False, bol
     cols = list(dict.fromkeys(df["_col"]))
     rows = list(dict.fromkeys(df["row"]))
     cell = df.drop_duplicates(["row", "_col"]).set_index(["row", "_col"])
-    best = {c: (_unique_best(df[df["_col"] == c], digits, lower_better) if bold else None) for c in cols}
+    best = {c: (_column_best(df[df["_col"] == c], digits, lower_better) if bold else None) for c in cols}
     out = ['<div class="wide"><table><tr><th class="l">Row</th>' + "".join(f"<th>{c}</th>" for c in cols)
            + "</tr>"]
     for r in rows:
@@ -204,7 +205,8 @@ def render(tables: dict[str, pd.DataFrame], chart_svg: str, judge_vs_best: pd.Da
              "<h2 id='chart'>The 28-column view: judge minus the strongest other row</h2>",
              "<p>Tables 1-2 in correlation points, Tables 3-5 in percentage points; hollow bars and diamonds: the "
              "paper's published margin for ChatGPT; n per column, and the documents or systems it spans; grey: "
-             "near-constant judge. Data: judge_vs_best.csv.</p>", chart_svg,
+             "near-constant judge. A margin without an interval (none computed, or bootstrapped from one "
+             "document) gets no bar: a hollow point marked \"no interval\". Data: judge_vs_best.csv.</p>", chart_svg,
              "<details><summary>Chart data</summary>", plain_table(judge_vs_best), "</details>",
              "<h2 id='behaviour'>The judge's own answers</h2>",
              "<p>Share of each answer per judge and dataset (base prompt), beside the human gold balance where "

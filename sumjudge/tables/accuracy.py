@@ -164,7 +164,7 @@ def _accuracy_block(human: pd.DataFrame, rows: list[Row], spec: _ds.DatasetSpec,
             if pairwise and row.kind == "metric" else None,
             "bootstrap": f"clusters ({spec.cluster_column})", "bootstrap_resamples": settings.bootstrap_resamples,
             "permutation": "decisions", "permutation_resamples": settings.permutation_resamples,
-            "correction": settings.correction, "seed": settings.seed,
+            "correction": settings.correction, "seed": settings.seed, "n_clusters": k,
         })
     df = pd.DataFrame(cells)
     if df.empty:

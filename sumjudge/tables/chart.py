@@ -41,7 +41,7 @@ COLUMNS_28: tuple[tuple[str, str, str, str], ...] = tuple(
     for lv in lvs)
 CSV_COLUMNS = ["judge", "table", "dataset", "dimension", "level", "column", "unit", "value", "compared_with",
                "other_value", "margin", "margin_low", "margin_high", "margin_ci", "p_value", "significant",
-               "paper_margin", "paper_strongest", "n", "n_groups", "near_constant", "status"]
+               "paper_margin", "paper_strongest", "n", "n_groups", "near_constant", "status", "n_clusters"]
 
 
 def svg_id(*parts: str) -> str:
@@ -112,6 +112,7 @@ def judge_vs_best(tables: list[pd.DataFrame], published: pd.DataFrame | None = N
             c = c.iloc[0] if isinstance(c, pd.DataFrame) else c
             other = c.get("compared_with")
             rec.update(value=c["value"] * scale, n=c.get("n"), n_groups=c.get("n_groups"),
+                       n_clusters=c.get("n_clusters"),
                        near_constant=_flag(c.get("near_constant")), p_value=c.get("p_value"))
             if other is None or (isinstance(other, float) and math.isnan(other)) or pd.isna(c.get("delta")):
                 out.append({**rec, "status": "no other row to compare with (no metric configured)",
@@ -131,18 +132,26 @@ def judge_vs_best(tables: list[pd.DataFrame], published: pd.DataFrame | None = N
     return df
 
 
+def _one_document(r) -> bool:
+    return "n_clusters" in r and not pd.isna(r["n_clusters"]) and float(r["n_clusters"]) == 1
+
+
 def without_interval(part: pd.DataFrame) -> list[bool]:
-    """Per row, whether its margin has no interval to draw: none computed, or one of zero width
-    (a bootstrap over one document resamples the same value every time)."""
+    """Per row, whether its margin has no interval to draw: none computed, one of zero width, or
+    one bootstrapped from one resampling cluster (``n_clusters`` 1: a bootstrap over one document
+    resamples the same value every time)."""
     low, high = part["margin_low"].astype(float), part["margin_high"].astype(float)
-    return [bool(m == m and (lo != lo or hi != hi or lo == hi)) for m, lo, hi in zip(part["margin"].astype(float),
-                                                                                    low, high)]
+    return [bool(m == m and (lo != lo or hi != hi or lo == hi or _one_document(r)))
+            for m, lo, hi, (_, r) in zip(part["margin"].astype(float), low, high, part.iterrows())]
 
 
 def plot(df: pd.DataFrame, path: str, fmt: str | None = None) -> None:
     """Horizontal bars, one panel pair per judge: Tables 1-2 (rho) left, Tables 3-5
     (percentage points) right; the judge's margin with its interval, the paper's
-    margin as a black diamond, n per column in the label; a star marks p < 0.05."""
+    margin as a black diamond, n per column in the label; a star marks p < 0.05. A margin
+    without an interval (:func:`without_interval`) gets no bar: a hollow point marked
+    "no interval" (SVG id ``point-<judge>-<column>``; a bar: ``bar-...``; a column with no
+    margin: its note, ``absent-...``)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -173,15 +182,21 @@ def plot(df: pd.DataFrame, path: str, fmt: str | None = None) -> None:
             m = part["margin"].astype(float)
             edges = ["#bbbbbb" if _flag(nc) else ("#2b8cbe" if v >= 0 else "#e34a33")
                      for v, nc in zip(m.fillna(0), part["near_constant"])]
-            bare = without_interval(part)  # drawn hollow: no filled bar without an interval (issue 43)
-            colors = ["none" if b else c for b, c in zip(bare, edges)]
+            bare = without_interval(part)  # no bar without an interval: a hollow point (issue 43)
+            drawn = [not b and not pd.isna(v) for b, v in zip(bare, m)]
             lo = (m - part["margin_low"].astype(float)).clip(lower=0)
             hi = (part["margin_high"].astype(float) - m).clip(lower=0)
-            bars = ax.barh(y + 0.18, m.fillna(0), height=0.36, color=colors, edgecolor=edges, linewidth=0.8,
-                           label="judge margin (95% interval)",
-                           xerr=[lo.fillna(0), hi.fillna(0)], error_kw={"elinewidth": 0.8, "capsize": 2})
-            for bar, col in zip(bars.patches, part["column"]):
-                bar.set_gid(svg_id("bar", judge, col))  # one SVG element per column: findable on the page
+            if any(drawn):
+                bars = ax.barh(y[drawn] + 0.18, m[drawn], height=0.36, color=np.array(edges)[drawn],
+                               edgecolor=np.array(edges)[drawn], linewidth=0.8, label="judge margin (95% interval)",
+                               xerr=[lo[drawn].fillna(0), hi[drawn].fillna(0)],
+                               error_kw={"elinewidth": 0.8, "capsize": 2})
+                for bar, col in zip(bars.patches, part["column"][drawn]):
+                    bar.set_gid(svg_id("bar", judge, col))  # one SVG element per column: findable on the page
+            for i in np.flatnonzero(bare):
+                dot, = ax.plot([m[i]], [y[i] + 0.18], "o", markersize=4, markerfacecolor="none",
+                               markeredgecolor=edges[i], markeredgewidth=0.8)
+                dot.set_gid(svg_id("point", judge, part["column"][i]))
             ax.barh(y - 0.18, part["paper_margin"].astype(float).fillna(0), height=0.36, color="none",
                     edgecolor="black", linewidth=0.6, label="paper's margin (ChatGPT)")
             ax.plot(part["paper_margin"].astype(float), y - 0.18, "kD", markersize=3)
@@ -201,14 +216,16 @@ def plot(df: pd.DataFrame, path: str, fmt: str | None = None) -> None:
                 elif _flag(r["near_constant"]):
                     note = "near-constant"
                 elif bare[i]:
-                    note = "no interval"
+                    note = "no interval" + (" (1 document)" if _one_document(r) else "")
                 elif bool(r["significant"]):
                     note = "*"
                 if note:
                     # right of the bar and its interval (never over the bar): from 0 for a negative margin
                     ends = [v for v in (r["margin"], r["margin_high"]) if not pd.isna(v)]
                     x = max([0.0, *map(float, ends)])
-                    ax.text(x, y[i] + 0.18, " " + note, va="center", fontsize=6.5, color="#444")
+                    text = ax.text(x, y[i] + 0.18, " " + note, va="center", fontsize=6.5, color="#444")
+                    if pd.isna(r["margin"]):  # no margin, no bar: the note is the column's element
+                        text.set_gid(svg_id("absent", judge, r["column"]))
             ax.set_yticks(y)
             ax.set_yticklabels(labels, fontsize=7)
             ax.set_xlabel(f"judge - strongest other row\n({unit})", fontsize=8)  # two lines: never clipped

@@ -87,3 +87,30 @@ def finalize(df: pd.DataFrame) -> pd.DataFrame:
             df[c] = np.nan
     extra = [c for c in df.columns if c not in COLUMNS]
     return df[COLUMNS + extra].reset_index(drop=True)
+
+
+def bootstrap_clusters(scheme: str, n_docs: int, n_systems: int) -> int:
+    """``n_clusters`` of a correlation cell: how many units its bootstrap draws from, under
+    ``tables.bootstrap`` (docs/tables.md): the documents (``documents``), the systems
+    (``systems``), or documents x systems (``both``: its interval is degenerate only when
+    both are 1)."""
+    return {"documents": n_docs, "systems": n_systems}.get(scheme, n_docs * n_systems)
+
+
+# what one resampling cluster is, by the ``bootstrap`` column (correlations: the scheme;
+# accuracies: "clusters (<cluster column>)")
+CLUSTER_WORDS = {"documents": "document", "both": "document", "systems": "system",
+                 "clusters (doc_id)": "document", "clusters (post_id)": "post"}
+
+
+def one_cluster(cell) -> str | None:
+    """``n/a (1 document)`` (or ``1 system``, ``1 post``) where the cell's interval was
+    bootstrapped from a single cluster, so every resample is the same value and the
+    interval has zero width; None otherwise (docs/tables.md, "No degenerate statistic")."""
+    n = pd.to_numeric(pd.Series([cell.get("n_clusters")]), errors="coerce").iloc[0]
+    if n != 1:
+        return None
+    scheme = str(cell.get("bootstrap", ""))
+    word = CLUSTER_WORDS.get(scheme) or (scheme[len("clusters ("):-1] if scheme.startswith("clusters (")
+                                         else "cluster")
+    return f"n/a (1 {word})"

@@ -25,7 +25,7 @@ from ..stats.correction import adjust_table
 from ..stats.correlation import LEVELS, correlation_levels
 from ..stats.matrix import UNDEFINED_ROWS, likert_matrix
 from ..stats.permutation import paired_correlation_test
-from .common import COLUMNS, Row, finalize, mean_over_repeats, repeat_summary, strongest
+from .common import COLUMNS, Row, bootstrap_clusters, finalize, mean_over_repeats, repeat_summary, strongest
 from ..evidence.runs import JudgeRun, MetricTable
 from .published import attach_published
 from .rows import SCORE_METRICS, labelled, metric_model, paper_judge_row
@@ -183,6 +183,7 @@ def correlation_table(human: pd.DataFrame, rows: list[Row], dataset: str, table:
                     "kind": row.kind, "paper_row": row.paper_row, "source": row.source, "model": row.model,
                     "subset": row.subset, "_units": key,
                     **resampling_columns(settings, lv),
+                    "n_clusters": bootstrap_clusters(settings.bootstrap, len(us.docs), len(us.systems)),
                 })
     df = pd.DataFrame(cells)
     if df.empty:

@@ -15,7 +15,11 @@ Fit for a paper (docs/tables.md):
 - **bold marks a unique best**: the column's best value after rounding to the
   printed digits, among rows that are not near-constant judges; when two or
   more rows share it, or the column has a single row, nothing in that column is bold;
-- a near-constant judge's cells carry a section mark (``$^\S$``) and are never bold.
+- a near-constant judge's cells carry a section mark (``$^\S$``) and are never bold;
+- **bold only where the column can separate rows** (:func:`can_separate`): not when its
+  intervals come from one document (``n_clusters`` 1), nor when the permutation test between
+  the best row and a row it is compared with gives p = 1. An accuracy cell whose interval
+  comes from one cluster prints ``n/a (1 document)`` instead of a zero-width interval.
 """
 from __future__ import annotations
 
@@ -26,6 +30,7 @@ import pandas as pd
 
 from ..latex import PACKAGES, escape, fit, minus
 from ..stats.correlation import LEVELS
+from .common import one_cluster
 
 ALPHA = 0.05
 DAGGER = r"$^\dagger$"
@@ -82,6 +87,31 @@ def unique_best(values: dict, digits: int, lower_better: bool = False, exclude: 
     return keys[0] if len(keys) == 1 else None
 
 
+def can_separate(cells: pd.DataFrame, best) -> bool:
+    """Whether a column's cells (long form: ``row``, ``n_clusters``, ``p_value``,
+    ``compared_with``) can separate ``best`` from the other rows, so that it may be marked
+    best (docs/tables.md): False when the column's intervals come from one resampling cluster
+    (every resample the same value), or when a permutation test between ``best`` and another
+    row (``best`` tested against it, or it against ``best``) gives p = 1."""
+    if best is None:
+        return False
+    if "n_clusters" in cells and (pd.to_numeric(cells["n_clusters"], errors="coerce") == 1).any():
+        return False
+    if "p_value" not in cells or "compared_with" not in cells:
+        return True
+    touching = cells[(cells["row"] == best) | (cells["compared_with"] == best)]
+    return not (pd.to_numeric(touching["p_value"], errors="coerce") >= 1).any()
+
+
+def column_best(cells: pd.DataFrame, digits: int, lower_better: bool = False, exclude: set | None = None):
+    """The row to mark best in one column (long-form ``cells``): the unique best
+    (:func:`unique_best`) where the column can separate rows (:func:`can_separate`), else None.
+    The LaTeX and the overview page both decide bold here."""
+    g = cells.dropna(subset=["value"]).drop_duplicates("row")
+    best = unique_best(g.set_index("row")["value"].to_dict(), digits, lower_better, exclude)
+    return best if can_separate(cells, best) else None
+
+
 def _cell(v, is_best: bool, digits: int, p=None, near: bool = False) -> str:
     s = _fmt(v, digits)
     if is_best and not near and not _nan(v):
@@ -133,7 +163,7 @@ def correlation_latex(df: pd.DataFrame, dimensions: tuple[str, ...], caption: st
     pvals = (df.pivot_table(index="row", columns=["dimension", "level"], values=pcol, aggfunc="first")
              if pcol in df and df[pcol].notna().any() else None)
     near = {(r, d, lv) for r, d, lv, _ in _near_rows(df)}
-    best = {c: unique_best(grid[c].to_dict() if c in grid else {}, digits,
+    best = {c: column_best(df[(df["dimension"] == c[0]) & (df["level"] == c[1])], digits,
                            exclude={r for r, d, lv in near if (d, lv) == c}) for c in cols}
     spec = "l" + "ccc" * len(dimensions)
     lines = [rf"\begin{{tabular}}{{{spec}}}", r"\toprule"]
@@ -176,7 +206,7 @@ def accuracy_latex(df: pd.DataFrame, datasets: list[str], caption: str, label: s
         return any((r, c[0], dim) in near for dim in ([c[1]] if c[1] is not None else
                                                        set(frames[c].get("dimension", []))))
 
-    best = {c: unique_best(frames[c]["value"].to_dict(), digits,
+    best = {c: column_best(frames[c].reset_index(), digits,
                            exclude={r for r in frames[c].index if is_near(r, c)}) for c, _ in cols}
     lines = [rf"\begin{{tabular}}{{l{'c' * len(cols)}}}", r"\toprule",
              "Metric & " + " & ".join(escape(h) for _, h in cols) + r" \\", r"\midrule"]
@@ -189,7 +219,9 @@ def accuracy_latex(df: pd.DataFrame, datasets: list[str], caption: str, label: s
                 continue
             c = cell.loc[r]
             s = _cell(c["value"], best[col] == r, digits, c.get(pcol), is_near(r, col))
-            if not _nan(c.get("ci_low")):
+            if one_cluster(c):  # a zero-width interval from one document is no interval
+                s += rf" {{\scriptsize {escape(one_cluster(c))}}}"
+            elif not _nan(c.get("ci_low")):
                 s += (rf" {{\scriptsize[{_fmt(c['ci_low'], digits - 1)}, "
                       rf"{_fmt(c['ci_high'], digits - 1)}]}}")
             parts.append(s)
@@ -230,8 +262,7 @@ def table9_latex(df: pd.DataFrame, caption: str, label: str) -> str:
         wide = len(datasets) > 3
         rows = list(dict.fromkeys(rates["row"]))
         cell = rates.set_index(["row", "dataset"])["value"]
-        best = {d: unique_best(rates[rates["dataset"] == d].drop_duplicates("row").set_index("row")["value"]
-                               .to_dict(), 4, lower_better=True) for d in datasets}
+        best = {d: column_best(rates[rates["dataset"] == d], 4, lower_better=True) for d in datasets}
         tab = [rf"\begin{{tabular}}{{l{'c' * len(datasets)}}}", r"\toprule",
                "Prompt & " + " & ".join(escape(d) for d in datasets) + r" \\", r"\midrule"]
         for r in rows:

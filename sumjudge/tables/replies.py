@@ -27,7 +27,7 @@ from ..stats.accuracy import clopper_pearson
 from ..stats.bootstrap import BootBoth, boot_both_levels, percentile_interval
 from ..stats.correlation import dataset_level
 from ..stats.matrix import likert_matrix
-from .common import DATASET_LABELS, finalize, mean_over_repeats, repeat_summary
+from .common import DATASET_LABELS, bootstrap_clusters, finalize, mean_over_repeats, repeat_summary
 from ..evidence.runs import JudgeRun
 from .published import attach_published
 from ..evidence.columns import VARIANT_ORDER, judge_row
@@ -163,7 +163,9 @@ def fluency_coherence(runs: list[JudgeRun], human: pd.DataFrame | None, settings
                       "row": judge_row(run.judge, run.variant), **repeat_summary(values),
                       "boot_mean": ci.mean, "ci_low": ci.low, "ci_high": ci.high, "n": n, "kind": "judge",
                       "paper_row": SEC43_PAPER_ROWS.get(run.variant, paper_judge_row(run.variant)),
-                      "source": run.path, "model": ", ".join(run.model_ids) or None, "subset": "all"})
+                      "source": run.path, "model": ", ".join(run.model_ids) or None, "subset": "all",
+                      "bootstrap": settings.bootstrap,
+                      "n_clusters": bootstrap_clusters(settings.bootstrap, len(docs), len(systems))})
     return pd.DataFrame(cells)
 
 

@@ -511,6 +511,54 @@ def test_bold_only_for_a_unique_best():
     assert r"\textbf" not in tex and "$-$0.1000" in tex and r"\caption{X}" in tex
 
 
+def _two_rows(p_value: float, n_clusters: int, ci=(0.5, 0.7)) -> pd.DataFrame:
+    """A judge (0.6) tested against a metric (0.4) in one accuracy column."""
+    base = {"table": "Table 3", "dataset": "TLDR", "dimension": "pairwise", "level": "accuracy",
+            "bootstrap": "clusters (post_id)", "n_clusters": n_clusters}
+    return pd.DataFrame([{**base, "row": "judge", "kind": "judge", "value": 0.6, "ci_low": ci[0], "ci_high": ci[1],
+                          "p_value": p_value, "compared_with": "metric"},
+                         {**base, "row": "metric", "kind": "metric", "value": 0.4, "ci_low": 0.3, "ci_high": 0.5,
+                          "p_value": np.nan, "compared_with": None}])
+
+
+def test_one_document_prints_no_interval_and_no_bold():
+    """Issue 43: a one-document Newsroom slice printed [0.483, 0.483] and a bold best; now
+    "n/a (1 document)" and no bold, on the overview page and in the LaTeX."""
+    from sumjudge.report.overview import numeric_table
+    from sumjudge.tables.latex import accuracy_latex, correlation_latex
+
+    base = {"table": "Table 2", "dataset": "Newsroom", "dimension": "coherence", "level": "system",
+            "bootstrap": "documents", "n_clusters": 1, "n_groups": 7}
+    df = pd.DataFrame([{**base, "row": "judge", "kind": "judge", "value": 0.483, "ci_low": 0.483,
+                        "ci_high": 0.483, "p_value": 0.02, "compared_with": "ROUGE-1"},
+                       {**base, "row": "ROUGE-1", "kind": "metric", "value": 0.214, "ci_low": 0.214,
+                        "ci_high": 0.214, "p_value": np.nan, "compared_with": None}])
+    page = numeric_table(df, 3)
+    assert page.count("n/a (1 document)") == 2 and "[0.483, 0.483]" not in page and 'class="best"' not in page
+    assert r"\textbf" not in correlation_latex(df, ("coherence",), "Table 2: x", "tab:x")
+    acc = _two_rows(0.01, 1, ci=(0.6, 0.6)).assign(bootstrap="clusters (doc_id)")
+    tex = accuracy_latex(acc, ["TLDR"], "Table 3: x", "tab:x")
+    assert r"\textbf" not in tex and tex.count("n/a (1 document)") == 2 and "[0.600, 0.600]" not in tex
+    assert 'class="best"' not in numeric_table(acc, 4)
+
+
+def test_no_bold_where_the_test_cannot_separate_the_best_row():
+    """The judge is the column's unique best, but its test against the metric gives p = 1:
+    nothing in the column is bold; with p = 0.01 and 40 posts it is (the same two rows)."""
+    from sumjudge.report.overview import numeric_table
+    from sumjudge.tables.latex import accuracy_latex, can_separate
+
+    flat, apart = _two_rows(1.0, 40), _two_rows(0.01, 40)
+    assert not can_separate(flat, "judge") and can_separate(apart, "judge")
+    assert not can_separate(flat, "metric")  # the metric is the judge's compared row: p = 1 too
+    assert r"\textbf" not in accuracy_latex(flat, ["TLDR"], "Table 3: x", "tab:x")
+    assert 'class="best"' not in numeric_table(flat, 4)
+    line = next(x for x in accuracy_latex(apart, ["TLDR"], "Table 3: x", "tab:x").splitlines()
+                if x.startswith("judge &"))
+    assert line.startswith(r"judge & \textbf{0.6000}") and "[0.500, 0.700]" in line
+    assert '<span class="best">0.6000</span>' in numeric_table(apart, 4)
+
+
 def test_files_honour_the_umask(tmp_path):
     import os
 

@@ -200,7 +200,8 @@ def test_overview_and_report_in_a_browser(run, tmp_path):
         section = page[start:start + 4000]
         assert "caveats" in section and "documents" in section, key
     if judged:
-        bars = set(re.findall(r'id="(bar-stub-[^"]+)"', page))
+        # one element per column: a bar (with interval), a hollow point (without) or the note (no margin)
+        bars = set(re.findall(r'id="((?:bar|point|absent)-stub-[^"]+)"', page))
         assert len(bars) == 28, sorted(bars)
         assert len(set(re.findall(r'id="(behaviour-stub-[^"]+)"', page))) == 6
         assert "near-constant judge: not meaningful" in page
