@@ -129,8 +129,8 @@ def esc_tex(s) -> str:
 
 
 def _tex_note(r) -> str:
-    if greyed(r):
-        return r["reason"]
+    if greyed(r):  # one table per column: the row's one cell, flag word and reason once
+        return f"greyed: {r['reason']}"
     note = _rank(r) if r["kind"] == "judge" else _text(r, "note")
     for key in ("close_verdict", "alt_verdict"):
         if _text(r, key):
@@ -142,7 +142,7 @@ def _tex_column(col: str, part: pd.DataFrame) -> list[str]:
     rows = [r"\begin{tabular}{llrlrl>{\raggedright\arraybackslash}p{0.4\textwidth}}", r"\hline",
             r"Row & Kind & Value & 95\% interval & n & LOO & Rank / verdicts \\", r"\hline"]
     for _, r in part.iterrows():
-        ci = "" if pd.isna(r["ci_low"]) else f"[{show(r, 'ci_low')}, {show(r, 'ci_high')}]"
+        ci = "" if greyed(r) else interval(r, "ci_low", "ci_high")  # the page's rules: n/a (1 document)
         value = show(r, "value") if r["kind"] == "judge" else ""
         rows.append(f"{esc_tex(r['row'])} & {r['kind']} & {esc_tex(value)} & {esc_tex(ci)} & {show(r, 'n')} & "
                     f"{esc_tex(show(r, 'loo_value'))} & {esc_tex(_tex_note(r))} \\\\")

@@ -7,7 +7,7 @@ import pandas as pd
 
 from sumjudge.leaderboard.build import labels_saved_reason, with_labels_saved
 from sumjudge.leaderboard.figure import dataset_figure
-from sumjudge.leaderboard.render import cell_text, greyed_reasons, page
+from sumjudge.leaderboard.render import _tex_column, cell_text, greyed_reasons, page
 from sumjudge.leaderboard.summary import ALONE_REASON, HUMANS_ROW, verdict_sentence, without_lone_ranks
 
 
@@ -105,6 +105,17 @@ def test_greyed_cells_carry_one_word_and_the_row_its_reason_once():
     assert cell_text(mine.iloc[0]) == "0.483 n=7 · greyed"
     assert greyed_reasons(mine) == (f"greyed in 2 of 3 columns (no rank, no alt-test): {why}; each cell's own "
                                     "figures in leaderboard.csv")
+
+
+def test_the_latex_follows_the_page_rules():
+    """The LaTeX printed "[0.483, 0.483]" for a one-document interval and a greyed cell's interval."""
+    why = "near-constant: its answers' SD 0.204 under 0.25 x the least dispersed human's (0.924)"
+    part = pd.DataFrame([judge_row(row="one"), judge_row(row="three", documents=3, ci_low=0.4, ci_high=0.6),
+                         judge_row(row="grey", documents=3, greyed=True, reason=why, ci_low=0.4, ci_high=0.6)])
+    rows = {x.split(" & ")[0]: x.split(" & ") for x in _tex_column("c", part) if " & judge & " in x}
+    assert rows["one"][3] == "n/a (1 document)" and "[0.483, 0.483]" not in "".join(_tex_column("c", part))
+    assert rows["three"][3] == "{[}0.400, 0.600{]}"
+    assert rows["grey"][3] == "" and rows["grey"][6].startswith("greyed: near-constant")
 
 
 def test_the_page_puts_the_sentence_above_the_verdict_table():
