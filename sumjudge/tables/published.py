@@ -58,7 +58,7 @@ def published_vs_reproduced(tables: list[pd.DataFrame], published: pd.DataFrame 
     published number."""
     published = load_published() if published is None else published
     ours = pd.concat([t for t in tables if len(t)], ignore_index=True) if tables else pd.DataFrame()
-    keep = ["row", "value", "ci_low", "ci_high", "p_value", "kind", "model", "model_note", "caveat"]
+    keep = ["row", "value", "ci_low", "ci_high", "p_value", "kind", "model", "model_note", "caveat", "n_clusters"]
     if ours.empty:
         ours = pd.DataFrame(columns=KEY + keep + ["paper_row"])
     for c in keep:
@@ -68,9 +68,10 @@ def published_vs_reproduced(tables: list[pd.DataFrame], published: pd.DataFrame 
     ours = ours.rename(columns={"row": "reproduced_row", "_paper": "row"})
     out = published[COLUMNS].rename(columns={"value": "published"}).merge(ours, on=KEY, how="left")
     out["diff"] = out["value"] - out["published"]
+    # an interval from one resampling cluster (one document) has zero width: it covers nothing
     out["ci_covers_published"] = np.where(
-        out["ci_low"].notna() & out["ci_high"].notna(),
+        out["ci_low"].notna() & out["ci_high"].notna() & (pd.to_numeric(out["n_clusters"], errors="coerce") != 1),
         (out["ci_low"] <= out["published"]) & (out["published"] <= out["ci_high"]), np.nan)
     cols = KEY + ["published", "reproduced_row", "value", "diff", "ci_low", "ci_high", "ci_covers_published",
-                  "p_value", "kind", "model", "model_note", "caveat"]
+                  "p_value", "kind", "model", "model_note", "caveat", "n_clusters"]
     return out[cols]
