@@ -193,9 +193,10 @@ def plot(df: pd.DataFrame, path: str, fmt: str | None = None) -> None:
                                error_kw={"elinewidth": 0.8, "capsize": 2})
                 for bar, col in zip(bars.patches, part["column"][drawn]):
                     bar.set_gid(svg_id("bar", judge, col))  # one SVG element per column: findable on the page
-            for i in np.flatnonzero(bare):
+            for k, i in enumerate(np.flatnonzero(bare)):
                 dot, = ax.plot([m[i]], [y[i] + 0.18], "o", markersize=4, markerfacecolor="none",
-                               markeredgecolor=edges[i], markeredgewidth=0.8)
+                               markeredgecolor=edges[i], markeredgewidth=0.8,
+                               label="judge margin, no interval" if k == 0 else "_nolegend_")
                 dot.set_gid(svg_id("point", judge, part["column"][i]))
             ax.barh(y - 0.18, part["paper_margin"].astype(float).fillna(0), height=0.36, color="none",
                     edgecolor="black", linewidth=0.6, label="paper's margin (ChatGPT)")
