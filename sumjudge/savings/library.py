@@ -39,14 +39,25 @@ def check_draw(y, h, valid, labelled, estimate: float, library_half: float, conf
                      abs(hi[0] - (estimate + library_half))))
 
 
+RHO_TINY = 1e-9  # below it a correlation is 0 for the power analysis (its 1 - rho^2 rounds to 1)
+
+
 def labels_for_same_precision(y, h, n: int, cost_ratio: float) -> float:
     """``ppi_py.ppi_mean_power``'s cheapest number of human labels that, with the judge on the
     rest of the ``len(y)`` documents, is as precise as ``n`` human labels alone (its
     ``effective_n``), a judge answer costing ``cost_ratio`` human labels; the PPI correlation
     comes from the full data. ``n`` where the correlation is not positive (PPI++'s lambda is
-    clipped at 0) or undefined."""
-    if len(y) < 3 or np.ptp(h) == 0 or np.ptp(y) == 0 or np.corrcoef(y, h)[0, 1] <= 0:
+    clipped at 0) or undefined, or so small that ``1 - rho^2`` rounds to 1 (the library's optimal
+    pair is then 0 / 0: a judge whose answers are uncorrelated with the labels to 1e-17, seen on
+    the first run's jury); 2, the fewest labels PPI++ can use, for a judge correlated 1 - 1e-9 or
+    more (an affine copy of the labels; the library requires a correlation strictly below 1)."""
+    y, h = np.asarray(y, float), np.asarray(h, float)
+    if len(y) < 3 or np.ptp(h) == 0 or np.ptp(y) == 0:
         return float(n)
-    out = _ppi().ppi_mean_power(np.asarray(y, float), np.asarray(h, float), cost_Y=1.0, cost_Yhat=cost_ratio,
-                                effective_n=n, n_max=len(y))
+    rho = np.corrcoef(y, h)[0, 1]
+    if not rho > RHO_TINY:
+        return float(n)
+    if rho >= 1 - RHO_TINY:
+        return float(min(n, 2))
+    out = _ppi().ppi_mean_power(y, h, cost_Y=1.0, cost_Yhat=cost_ratio, effective_n=n, n_max=len(y))
     return float(out["n"])
