@@ -214,9 +214,12 @@ def neff_ratio(s: dict) -> np.ndarray:
     then 0): how many human labels alone one human label with the judge is worth, at the optimal
     lambda and a large unlabelled set (Broska, Howes and van Loon 2024; ppi_py's ``ppi_mean_power``
     reads the same correlation). It does not depend on ``n`` or on the dataset's size; 1 at least
-    by construction (a judge whose lambda is 0 is PPI++ without it)."""
+    by construction (a judge whose lambda is 0 is PPI++ without it), so 1 too where the judge is
+    constant on the labelled documents (rho undefined, lambda 0: the first run's 0.5B printed
+    "x--"); NaN only where the human values are constant."""
     with np.errstate(invalid="ignore", divide="ignore"):
         rho = s["cov"] / np.sqrt(s["var_y"] * s["var_h"])
+        rho = np.where((np.asarray(s["var_h"]) == 0) & (np.asarray(s["var_y"]) > 0), 0.0, rho)
         r2 = np.minimum(np.where(rho > 0, rho, 0.0) ** 2, 1.0)
         return np.where(np.isnan(rho), np.nan, np.where(r2 < 1, 1 / (1 - r2), np.inf))
 

@@ -167,3 +167,15 @@ def test_one_interval_per_configuration():
         assert not np.allclose(np.nan_to_num(e.width), np.nan_to_num(np.minimum(e.width, e.width_classical)))
     with pytest.raises(SavingsConfigError, match="pooled is PPI[+][+]'s interval only"):
         SavingsSettings(estimator="stratified")
+
+
+def test_neff_over_n_of_a_constant_judge_is_one():
+    """A judge that gives every labelled document the same answer has an undefined correlation but
+    PPI++'s lambda is 0 there: the estimator is the human mean, worth one label per label (1.0,
+    not NaN, which the first run's leaderboard printed as "x--"); NaN only where the humans are
+    constant."""
+    from sumjudge.savings.ppi import neff_ratio
+
+    got = neff_ratio({"cov": np.array([0.0, 0.0, 0.3]), "var_y": np.array([1.0, 0.0, 1.0]),
+                      "var_h": np.array([0.0, 1.0, 0.25])})
+    assert got[0] == 1.0 and np.isnan(got[1]) and got[2] == pytest.approx(1 / (1 - 0.36))
