@@ -7,10 +7,12 @@ verdicts in memory (tests/support/verdict_adapter.py); each kind's true value pe
 column's statistic on copies of the full set, each answered afresh (the system level: its mean
 over draws of the dataset's number of documents, the systems fixed). The positive controls: on
 every dataset whose annotators are identified one column each, each annotator held out in turn
-and entered as the judge against the others (tests/support/calibration.run_held_out). Printed and
-written (CSV and Markdown, for the docs): both sides of every verdict per dataset (uninformative
-judges passing the alt-test; held-out annotators called "uninformative", passing, "inconclusive",
-"close"), "close" at several margins, how often a value lies outside its own interval, the
+and entered as the judge against the others (tests/support/calibration.run_held_out), and a
+simulated exchangeable annotator judged against a simulated panel (run_exchangeable: the
+leak-free synthetic judge; the other informative kinds, built from the labels they are compared
+with, give upper bounds of power only). Printed and written (CSV and Markdown, for the docs): both
+sides of every verdict per dataset (uninformative judges passing the alt-test; held-out and
+exchangeable annotators called "uninformative", passing, "inconclusive", "close"), "close" at several margins, how often a value lies outside its own interval, the
 interval covers the true value (cells significantly below / above 95 % by an exact binomial
 interval), ranks invert, rank 1 is vacant, and the smallest difference a column detects at 80 % power.
 
@@ -77,7 +79,7 @@ def task(name: str, draws: list[int], a) -> tuple[str, int, list[dict], list[dic
         seed = (a.seed, list(BUILTIN).index(name))
         c, p = cal.run_draw(pop, ts, board, k, seed, a.board)
         if a.held_out and cal.positive_controls(pop):
-            c += cal.run_held_out(pop, ts, board, k, seed)
+            c += cal.run_held_out(pop, ts, board, k, seed) + cal.run_exchangeable(pop, ts, board, k, seed)
         cells += [{"dataset": name, **x} for x in c]
         pairs += [{"dataset": name, **x} for x in p]
     return name, draws[0], cells, pairs, time.perf_counter() - t, time.process_time() - cpu
@@ -183,11 +185,13 @@ def _pct(x) -> str:
 
 def alt_markdown(alt: pd.DataFrame) -> str:
     """Kinds x datasets: % of (draw, tested column) where the alt-test passes, and in brackets
-    where it read "uninformative" (the test passed, and so did a shuffle of the judge's answers)."""
+    where it read "uninformative" (the judge's statistic not above its shuffles'). An informative
+    kind of known_judges is built from the labels it is compared with: "(upper bound)" of power."""
     t, u = (alt.pivot(index="kind", columns="dataset", values=v) for v in ("rate", "uninformative"))
-    t = t.reindex([k for k in [*KINDS, rates.HELD_OUT] if k in t.index])
+    t = t.reindex([k for k in [*KINDS, rates.HELD_OUT, rates.EXCHANGEABLE] if k in t.index])
     head = "| kind | " + " | ".join(t.columns) + " |\n|---|" + "---:|" * len(t.columns) + "\n"
-    mark = {k: " (uninformative)" if k in KINDS and KINDS[k].uninformative else "" for k in t.index}
+    mark = {k: "" if k not in KINDS else " (uninformative)" if KINDS[k].uninformative else " (upper bound)"
+            for k in t.index}
 
     def cell(k, d) -> str:
         return _pct(t.loc[k, d]) + (f" ({_pct(u.loc[k, d])})" if u.loc[k, d] > 0 else "")
@@ -299,7 +303,7 @@ def main(argv=None) -> None:
     ap.add_argument("--rates-only", action="store_true", help="no new draw: the rates of the finished ones")
     ap.add_argument("--small", action="store_true", help=f"a run of seconds: {SMALL}")
     ap.add_argument("--no-held-out", dest="held_out", action="store_false",
-                    help="no positive controls (the held-out annotators)")
+                    help="no positive controls (the held-out and the exchangeable annotators)")
     ap.add_argument("--before", default=None, help="another run's verdict_calibration.csv: its targets beside these")
     a = ap.parse_args(argv)
     if a.small:
@@ -318,53 +322,69 @@ def headline(m: dict) -> str:
     alt = m["alt"][m["alt"]["kind"].isin(rates.uninformative(KINDS))]
     worst = alt.loc[alt["rate"].idxmax()] if len(alt) else None
     over = alt[alt["rate"] > 0.05]
-    held = m["alt"][m["alt"]["kind"] == rates.HELD_OUT]
     cov, v = m["interval"]["coverage"], m["coverage"]
     text = (f"uninformative judges passing the alt-test more than 5 % of the time: {len(over)} of {len(alt)} "
             f"(dataset, kind)" + (f"; worst {worst['kind']} on {worst['dataset']}, {_rate(worst['rate'])}"
                                   if worst is not None else ""))
-    text += (f"\nheld-out annotators called \"uninformative\" more than 5 % of the time: "
-             f"{int((held['uninformative'] > 0.05).sum())} of {len(held)} datasets"
-             + "".join(f"; {r.dataset} {_rate(r.uninformative)}" for r in held.itertuples()))
+    for kind, what in ((rates.HELD_OUT, "held-out annotators"), (rates.EXCHANGEABLE, "exchangeable simulated annotators")):
+        h = m["alt"][m["alt"]["kind"] == kind]
+        text += (f"\n{what} called \"uninformative\" more than 5 % of the time: "
+                 f"{int((h['uninformative'] > 0.05).sum())} of {len(h)} datasets"
+                 + "".join(f"; {r.dataset} {_rate(r.uninformative)}" for r in h.itertuples()))
     return text + (f"\ninterval coverage significantly below 95 % (exact binomial 95 % interval under it): {v['below']} "
                    f"of {v['cells']} (dataset, level, kind); significantly above: {v['above']}; within 93-97 %: "
                    f"{int(cov.between(0.93, 0.97).sum())}")
 
 
+POWER_LEVELS = ("sample", "accuracy")   # where "close" is read as the power of a positive control
+
+
+def _sides(alt: pd.DataFrame, close: pd.DataFrame, ds: str, kind: str) -> list[str]:
+    """A positive control's cells: uninformative, passes, inconclusive, fails or not tested, close
+    (margin .05, sample or accuracy level), columns."""
+    h = alt[(alt["dataset"] == ds) & (alt["kind"] == kind)]
+    if not len(h):
+        return ["n/a"] * 5 + ["0"]
+    h = h.iloc[0]
+    c = close[(close["dataset"] == ds) & (close["kind"] == kind) & close["level"].isin(POWER_LEVELS)]
+    rest = 1 - h["rate"] - h["uninformative"] - h["inconclusive"]
+    close_rate = (c["m0.05"] * c["n"]).sum() / c["n"].sum() if len(c) else float("nan")
+    return [_rate(h["uninformative"]), _rate(h["rate"]), _rate(h["inconclusive"]), _rate(rest), _rate(close_rate),
+            str(int(h["n"]))]
+
+
 def sides_markdown(m: dict) -> str:
     """Per dataset, both sides of the verdicts: uninformative judges passing (worst kind); the
-    held-out annotators' alt-test results and "close" at the sample level (the power)."""
+    positive controls' alt-test results and "close" (the power): the real annotators held out,
+    and the simulated exchangeable annotator against a simulated panel (no leakage)."""
     alt, close = m["alt"], m["close"]
-    lines = ["| dataset | uninformative judges passing: worst kind | held-out annotators: uninformative | passes "
-             "| inconclusive | fails or not tested | close (sample level) | held-out columns |",
-             "|---|---|---:|---:|---:|---:|---:|---:|"]
+    parts = ("uninformative", "passes", "inconclusive", "fails or not tested", "close", "columns")
+    lines = ["| dataset | uninformative judges passing: worst kind | "
+             + " | ".join(f"{w}: {p}" for w in ("held-out", "exchangeable") for p in parts) + " |",
+             "|---|---|" + "---:|" * 2 * len(parts)]
     for ds, d in alt.groupby("dataset"):
         un = d[d["kind"].isin(rates.uninformative(KINDS))]
         worst = f"{_rate(un['rate'].max())} ({un.loc[un['rate'].idxmax(), 'kind']})" if len(un) else "n/a"
-        h = d[d["kind"] == rates.HELD_OUT]
-        c = close[(close["dataset"] == ds) & (close["kind"] == rates.HELD_OUT) & (close["level"] == "sample")]
-        if not len(h):
-            lines.append(f"| {ds} | {worst} | n/a | n/a | n/a | n/a | n/a | 0 |")
-            continue
-        h = h.iloc[0]
-        rest = 1 - h["rate"] - h["uninformative"] - h["inconclusive"]
-        lines.append(f"| {ds} | {worst} | {_rate(h['uninformative'])} | {_rate(h['rate'])} | {_rate(h['inconclusive'])} "
-                     f"| {_rate(rest)} | {_rate(c['m0.05'].iloc[0]) if len(c) else 'n/a'} | {int(h['n'])} |")
+        cells = _sides(alt, close, ds, rates.HELD_OUT) + _sides(alt, close, ds, rates.EXCHANGEABLE)
+        lines.append(f"| {ds} | {worst} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
 def close_markdown(close: pd.DataFrame) -> str:
-    """"Close to the humans" at each margin: per dataset and level, the held-out annotators (power)
-    and the worst uninformative kind (type-I error)."""
+    """"Close to the humans" at each margin: per dataset and level, the held-out and the
+    exchangeable annotators (power) and the worst uninformative kind (type-I error)."""
     head = " | ".join(f"{m}" for m in rates.MARGINS)
-    lines = [f"| dataset | level | held-out annotators close at margin {head} | uninformative judges close "
-             f"(worst kind) at margin {head} |", "|---|---|---|---|"]
+    lines = [f"| dataset | level | held-out annotators close at margin {head} | exchangeable annotator close "
+             f"at margin {head} | uninformative judges close (worst kind) at margin {head} |", "|---|---|---|---|---|"]
     for (ds, lv_), d in close.groupby(["dataset", "level"]):
-        h = d[d["kind"] == rates.HELD_OUT]
         u = d[d["kind"].isin(rates.uninformative(KINDS))]
-        hs = " / ".join(_rate(h[f"m{m}"].iloc[0]) for m in rates.MARGINS) if len(h) else "n/a"
+
+        def rates_of(k) -> str:
+            h = d[d["kind"] == k]
+            return " / ".join(_rate(h[f"m{m}"].iloc[0]) for m in rates.MARGINS) if len(h) else "n/a"
+
         us = " / ".join(_rate(u[f"m{m}"].max()) for m in rates.MARGINS) if len(u) else "n/a"
-        lines.append(f"| {ds} | {lv_} | {hs} | {us} |")
+        lines.append(f"| {ds} | {lv_} | {rates_of(rates.HELD_OUT)} | {rates_of(rates.EXCHANGEABLE)} | {us} |")
     return "\n".join(lines) + "\n"
 
 

@@ -31,7 +31,7 @@ same test.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 from scipy import stats as _st
@@ -209,8 +209,7 @@ def judge_alt_test(tests: list[AnnotatorTest], left_out: dict[str, list[str]], q
     given; the tests not run count as p = 1)."""
     pad = max(0, (family_size or 0) - len(tests))
     adj = by_adjust([t.p_value for t in tests] + [1.0] * pad)[:len(tests)]
-    done = [AnnotatorTest(**{**t.as_dict(), "p_adjusted": float(a), "rejected": bool(a <= q)})
-            for t, a in zip(tests, adj)]
+    done = [replace(t, p_adjusted=float(a), rejected=bool(a <= q)) for t, a in zip(tests, adj)]
     columns = list(dict.fromkeys([t.column for t in done] + list(left_out)))
     verdicts = []
     for col in columns:
@@ -231,14 +230,25 @@ def shuffle_within(values, groups=None, seed: int = 0) -> np.ndarray:
     (``groups``: N keys; None: one group). Units of groups with a single unit cannot
     move there, so they are shuffled together as one group."""
     v = np.asarray(values, dtype=float)
-    keys = np.zeros(v.shape[0], int) if groups is None else np.unique(np.asarray(groups), return_inverse=True)[1]
-    sizes = np.bincount(keys)
-    keys = np.where(sizes[keys] > 1, keys, -1)
+    return _shuffled(v, _shuffle_groups(groups, v.shape[0]), seed)
+
+
+def _shuffle_groups(groups, n: int) -> list[np.ndarray]:
+    """The units of each group of :func:`shuffle_within`, in its order (the groups by sorted key,
+    the single-unit groups pooled first; each group's units ascending), found once for many shuffles."""
+    keys = np.zeros(n, int) if groups is None else np.unique(np.asarray(groups), return_inverse=True)[1]
+    keys = np.where(np.bincount(keys)[keys] > 1, keys, -1)
+    order = np.argsort(keys, kind="stable")
+    bounds = np.flatnonzero(np.diff(keys[order])) + 1
+    return np.split(order, bounds)
+
+
+def _shuffled(v: np.ndarray, parts: list[np.ndarray], seed: int) -> np.ndarray:
+    """One shuffle of :func:`shuffle_within`: each group's units permuted by ``default_rng(seed)``,
+    group after group (the same draws, in the same order, as one permutation call per group)."""
     rng = np.random.default_rng(seed)
     out = v.copy()
-    for k in np.unique(keys):
-        idx = np.flatnonzero(keys == k)
-        out[idx] = v[rng.permutation(idx)]
+    out[np.concatenate(parts)] = v[np.concatenate([rng.permutation(idx) for idx in parts])]
     return out
 
 
@@ -265,7 +275,8 @@ def control_tests(column: str, answers, labels, annotators: list[str], groups, s
     within = groups if score == "rank" else None
     pred, lab = (within_group_ranks(answers, groups), within_group_ranks(labels, groups)) if score == "rank" \
         else (answers, labels)
-    moved = np.stack([shuffle_within(pred, within, seed + k) for k in range(shuffles)], axis=1)
+    parts = _shuffle_groups(within, pred.shape[0])
+    moved = np.stack([_shuffled(pred, parts, seed + k) for k in range(shuffles)], axis=1)
     out: list[tuple[list[AnnotatorTest], list[str]]] = [([], []) for _ in range(shuffles)]
     for a, name in enumerate(annotators):
         others, own = np.delete(lab, a, axis=1), lab[:, a]

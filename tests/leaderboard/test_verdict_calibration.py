@@ -176,3 +176,56 @@ def test_close_rates_at_each_margin_by_hand():
     out = rates.close_rates(cells_frame(rows)).set_index("kind")
     assert out.loc["held-out", ["m0.02", "m0.05", "m0.1", "m0.15"]].tolist() == [0.25, 0.5, 0.75, 1.0]
     assert out.loc["x", "m0.15"] == 0.0 and out.loc["held-out", "n"] == 4
+
+
+def test_the_exchangeable_judge_never_reads_the_labels_it_is_compared_with():
+    """The simulated panel (calibration.simulated_panel) reads of the real labels only which units
+    each annotator labelled: every real label changed, the same generator gives the same panel,
+    reference and judge; the panel's labels are its own (its reference its mean), not the real ones."""
+    from dataclasses import replace
+
+    from sumjudge.evidence.inputs import LabelInput, ScoreInput
+    from support.known_judges import Question
+    from support.latent_truth import fit_dawid_skene, fit_likert
+
+    rng = np.random.default_rng(21)
+    real = np.clip(np.round(rng.normal(3, 1, 200)[:, None] + rng.standard_normal((200, 3))), 1, 5)
+    real[rng.random(real.shape) < 0.2] = np.nan
+    inp = ScoreInput.of(real, np.repeat(np.arange(20), 10).astype(str), np.tile(np.arange(10), 20).astype(str), (1, 5))
+    item = cal.Item(Question("q", inp.reference, np.arange(1.0, 6.0), np.arange(200), np.ones(200), True,
+                             fit_likert(real, (1, 5))), "q", "base", ())
+    other = np.where(np.isnan(real), np.nan, 6 - real)                  # every real label changed
+    changed = ScoreInput.of(other, inp.docs, inp.systems, (1, 5))
+    slots = np.arange(200)
+    (a, ja), (b, jb) = (cal.simulated_panel(item, i, slots, np.random.default_rng(5)) for i in (inp, changed))
+    assert np.array_equal(a.annotators, b.annotators, equal_nan=True) and np.array_equal(ja, jb)
+    assert np.array_equal(a.reference, b.reference, equal_nan=True)
+    assert np.array_equal(np.isnan(a.annotators), np.isnan(real))
+    assert np.nanmean(a.annotators == real) < 0.6                       # fresh labels, not the real ones
+    seen = ~np.isnan(a.annotators).all(axis=1)
+    assert a.reference[seen] == pytest.approx(np.nanmean(a.annotators[seen], axis=1))
+
+    votes = (rng.random((200, 3)) < 0.3).astype(float)
+    votes[0, 2] = np.nan
+    lab = LabelInput.of(votes, np.repeat(np.arange(20), 10).astype(str))
+    item = replace(item, q=replace(item.q, likert=False, values=np.array([0.0, 1.0]), model=fit_dawid_skene(votes, 2)))
+    sim, judge = cal.simulated_panel(item, lab, slots, np.random.default_rng(6))
+    again, _ = cal.simulated_panel(item, replace(lab, annotators=np.where(np.isnan(votes), np.nan, 1 - votes)), slots,
+                                   np.random.default_rng(6))
+    assert np.array_equal(sim.annotators, again.annotators, equal_nan=True)
+    unit, pos = np.nonzero(~np.isnan(sim.annotators))                  # every label a decision, row by row
+    assert np.array_equal(sim.dec_unit, unit) and np.array_equal(sim.dec_gold, sim.annotators[unit, pos])
+    assert len(sim.dec_gold) == 599 and set(np.unique(judge)) <= {0.0, 1.0}
+
+
+def test_an_exchangeable_annotator_gets_verdicts_on_the_drawn_documents(prepared):
+    """run_exchangeable on CNN/DM comparisons: one row ``exchangeable`` with an alt-test outcome
+    (two simulated workers: a judge against two annotators is tested, where a held-out worker,
+    against one, is not); on a dataset without identified annotators, no cells."""
+    pop = cal.population(BUILTIN["cnndm_comparisons"], prepared("cnndm_comparisons"), TS, names=["reference"])
+    cells = cal.run_exchangeable(pop, TS, FEW, 0, 7)
+    assert {c["row"] for c in cells} == {rates.EXCHANGEABLE} and all(c["draw"] == 0 for c in cells)
+    assert [c["alt_result"] for c in cells if c["alt_passed"] is not None] in (["passes"], ["inconclusive"],
+                                                                              ["fails"])
+    assert cal.run_exchangeable(cal.population(BUILTIN["qags_xsum"], prepared("qags_xsum"), TS,
+                                               names=["reference"]), TS, FEW, 0, 7) == []

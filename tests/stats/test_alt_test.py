@@ -305,3 +305,41 @@ def test_the_control_is_each_shuffle_through_the_annotator_tests(score):
             assert (t.annotator, t.n, t.n_invalid) == (w.annotator, w.n, w.n_invalid)
             assert (t.rho_judge, t.rho_human) == (w.rho_judge, w.rho_human)
             assert t.p_value == pytest.approx(w.p_value, rel=1e-9, abs=1e-15)
+
+
+def _shuffle_within_before(values, groups=None, seed: int = 0) -> np.ndarray:
+    """shuffle_within as it was before the calibration's speed-up (a mask and a permutation per group)."""
+    v = np.asarray(values, dtype=float)
+    keys = np.zeros(v.shape[0], int) if groups is None else np.unique(np.asarray(groups), return_inverse=True)[1]
+    sizes = np.bincount(keys)
+    keys = np.where(sizes[keys] > 1, keys, -1)
+    rng = np.random.default_rng(seed)
+    out = v.copy()
+    for k in np.unique(keys):
+        idx = np.flatnonzero(keys == k)
+        out[idx] = v[rng.permutation(idx)]
+    return out
+
+
+@pytest.mark.parametrize("case", ["documents", "singletons", "one group", "samples", "all single"])
+def test_shuffle_within_gives_the_numbers_it_gave_before_its_speed_up(case):
+    """The same seed, the same shuffles: groups of unequal sizes in scrambled order with single-unit
+    groups pooled, one group, rows of samples moving together, and only single-unit groups."""
+    rng = np.random.default_rng(0)
+    values = rng.normal(size=(300, 3) if case == "samples" else 300)
+    values[rng.random(300) < 0.1] = np.nan
+    groups = {"documents": rng.integers(0, 40, 300).astype(str), "singletons": np.r_[rng.integers(0, 20, 290), 100 + np.arange(10)],
+              "one group": None, "samples": rng.integers(0, 7, 300), "all single": np.arange(300)}[case]
+    for seed in range(25):
+        assert np.array_equal(at.shuffle_within(values, groups, seed), _shuffle_within_before(values, groups, seed),
+                              equal_nan=True)
+
+
+def test_judge_alt_test_adjusts_copies_of_the_tests_it_is_given():
+    """The adjusted tests are the given ones with p_adjusted and rejected set (dataclasses.replace,
+    as the asdict round trip before it did), the given tests untouched."""
+    tests = [AnnotatorTest("x", "a", 40, 0.7, 0.5, 2.5, 0.01), AnnotatorTest("y", "b", 40, 0.6, 0.5, 1.0, 0.2, n_invalid=3)]
+    done, _ = judge_alt_test(tests, {"x": [], "y": []})
+    before = [AnnotatorTest(**{**t.as_dict(), "p_adjusted": d.p_adjusted, "rejected": d.p_adjusted <= 0.05})
+              for t, d in zip(tests, done)]
+    assert done == before and math.isnan(tests[0].p_adjusted) and [d.rejected for d in done] == [True, False]

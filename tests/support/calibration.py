@@ -17,13 +17,14 @@ from sumjudge.evidence.inputs import ScoreInput
 from sumjudge.stats.accuracy import correctness, score_ties
 from sumjudge.stats.bias import words
 from sumjudge.stats.completion import worst_answers
-from sumjudge.stats.loo import votes_from_counts
+from sumjudge.stats.loo import majority, votes_from_counts
 from sumjudge.stats.matrix import corr_last, levels_stack
 from sumjudge.stats.repeats import aggregate_samples
 from sumjudge.evidence.labels import decisions
 from sumjudge.evidence.settings import TableSettings
 
 from . import verdict_adapter as adapter
+from .calibration_rates import EXCHANGEABLE
 from .known_judges import KINDS, Answers, Question, kinds_for
 from .latent_truth import fit_dawid_skene, fit_likert
 
@@ -362,6 +363,62 @@ def run_held_out(pop: Population, ts: TableSettings, board, draw_no: int, seed=0
         pairs = [(p[0], {f"{HELD_OUT}{name}": p[1]}) for p in parts if p is not None]
         if pairs:
             cells += adapter.held_out_cells(pairs, quick, board)
+    for c in cells:
+        c["draw"] = draw_no
+    return cells
+
+
+# ----------------------------------------------------------------------------- a simulated, exchangeable annotator
+
+
+
+def simulated_panel(item: Item, inp, slots: np.ndarray, rng, labels: str = "every"):
+    """(``inp`` with its annotators replaced by a simulated panel, the simulated judge's answers)
+    on the units ``slots`` (population slots of ``inp``'s units, in order), or None where the
+    question has no fitted model or no identified annotators (latent_truth: ``panel``). Of the
+    real annotators only which units each labelled is read: the panel labels the same units, the
+    reference is the panel's mean (a pairwise label: its majority, and the decisions are the
+    panel's labels, ``labels`` as ``tables.pairwise_labels``), and the judge, one more typical annotator of the same
+    latent truth, is compared with the panel and never with the labels that truth was fitted on."""
+    model = item.q.model
+    if model is None or inp.annotators is None or getattr(inp, "counts", None) is not None:
+        return None
+    cols = getattr(model, "columns", None)
+    cols = np.arange(inp.annotators.shape[1]) if cols is None else cols
+    lab, judge = model.panel(slots, ~np.isnan(inp.annotators[:, cols]), rng)
+    panel = np.full(inp.annotators.shape, np.nan)
+    panel[:, cols] = lab
+    if isinstance(inp, ScoreInput):
+        cnt = (~np.isnan(panel)).sum(axis=1)
+        ref = np.where(cnt > 0, np.nansum(panel, axis=1) / np.maximum(cnt, 1), np.nan)
+        return replace(inp, reference=ref, annotators=panel), judge
+    ref = majority(panel)
+    if labels == "every":                                     # as LabelInput.of
+        unit, pos = np.nonzero(~np.isnan(panel))
+        gold = panel[unit, pos]
+    else:
+        unit = np.flatnonzero(~np.isnan(ref))
+        gold = ref[unit]
+    return replace(inp, reference=ref, annotators=panel, dec_unit=unit, dec_gold=gold), judge
+
+
+def run_exchangeable(pop: Population, ts: TableSettings, board, draw_no: int, seed=0) -> list[dict]:
+    """One draw's leak-free informative judge (the power of an exchangeable annotator): the draw
+    of :func:`run_draw` (same documents), on every scored question a simulated panel and judge
+    (:func:`simulated_panel`), the judge's verdicts against the panel (one family per dataset;
+    the row ``exchangeable``), on the datasets with held-out annotators (:func:`positive_controls`)."""
+    if not positive_controls(pop):
+        return []
+    rng = np.random.default_rng([*np.atleast_1d(seed).tolist(), draw_no])
+    draw = resample(pop, rng)
+    pairs = []
+    for item, slots in zip(pop.items, draw.slots):
+        inp = adapter.verdict_input(pop.spec, draw.data, item.q.name if item.q.likert else item.columns[0], ts)
+        sim = simulated_panel(item, inp, slots, rng, ts.pairwise_labels)
+        if sim is not None:
+            pairs.append((sim[0], {EXCHANGEABLE: sim[1]}))
+    quick = replace(ts, bootstrap_resamples=max(50, ts.bootstrap_resamples // 4))
+    cells = adapter.held_out_cells(pairs, quick, board) if pairs else []
     for c in cells:
         c["draw"] = draw_no
     return cells

@@ -21,7 +21,8 @@ def _with_truth(cells: pd.DataFrame, truth: dict) -> pd.DataFrame:
 
 
 def alt_rates(cells: pd.DataFrame) -> pd.DataFrame:
-    """Per dataset and kind (a held-out annotator: ``held-out``): the share of (draw, tested
+    """Per dataset and kind (a held-out annotator: ``held-out``; the simulated annotator:
+    ``exchangeable``): the share of (draw, tested
     column) where the alt-test passes (a greyed row does not pass; nor do "uninformative" and
     "inconclusive"), and the shares read "uninformative" and "inconclusive"."""
     c = cells[cells["alt_passed"].notna()]
@@ -33,6 +34,7 @@ def alt_rates(cells: pd.DataFrame) -> pd.DataFrame:
 
 
 HELD_OUT = "held-out"
+EXCHANGEABLE = "exchangeable"   # the simulated annotator-quality judge (support.calibration.run_exchangeable)
 
 
 def _kind(rows: pd.Series) -> pd.Series:

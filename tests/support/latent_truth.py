@@ -14,6 +14,12 @@ that is none of them is drawn (docs/statistics.md, "Calibration of the verdicts"
   anonymous votes), fitted by EM from the majority vote, confusion counts smoothed by
   ``alpha``. A new judge draws the class from its posterior and a label from the annotators'
   mean confusion matrix (weighted by how many labels each gave).
+- A simulated panel (:meth:`LikertModel.panel`, :meth:`DawidSkene.panel`): the leak-free positive control. One latent
+  score per unit drawn from its posterior, then from that same draw fresh annotators (each with
+  its fitted bias and noise, labelling exactly the units the real one labelled) and a judge that
+  is one more unbiased typical annotator. The judge is compared with the simulated annotators,
+  never with the real labels the posterior conditions on: given the latent score the judge and
+  the panel are independent, as a real annotator and the others are.
 """
 from __future__ import annotations
 
@@ -29,6 +35,7 @@ class LikertModel:
     mean: np.ndarray        # per unit, the latent score's posterior mean
     sd: np.ndarray          # ... and posterior sd
     scale: tuple[float, float]
+    columns: np.ndarray | None = None   # the fitted annotators' columns in the labels given (None: all)
 
     @property
     def typical_noise(self) -> float:
@@ -39,6 +46,18 @@ class LikertModel:
         mu = self.mean[idx] + self.sd[idx] * rng.standard_normal(len(idx))
         x = mu + self.typical_noise * rng.standard_normal(len(idx))
         return np.clip(np.round(x), *self.scale)
+
+    def panel(self, idx: np.ndarray, labelled: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """(annotators, judge) simulated on the units ``idx`` (unit indices, repeats allowed):
+        ``labelled`` (len(idx) x the fitted annotators, bool) says which annotator labels which
+        unit, the real pattern of missing labels; the only thing of the real labels read here.
+        One latent score per slot from its posterior; annotator ``a``'s score ``mu + b_a + s_a
+        e``, the judge's ``mu + s e`` (``s``: :attr:`typical_noise`, no bias); rounded, clipped."""
+        mu = self.mean[idx] + self.sd[idx] * rng.standard_normal(len(idx))
+        x = mu[:, None] + self.bias + self.noise * rng.standard_normal((len(idx), len(self.bias)))
+        judge = mu + self.typical_noise * rng.standard_normal(len(idx))
+        lab = np.where(labelled, np.clip(np.round(x), *self.scale), np.nan)
+        return lab, np.clip(np.round(judge), *self.scale)
 
 
 def _biases(x: np.ndarray, rounds: int = 25) -> tuple[np.ndarray, np.ndarray]:
@@ -68,7 +87,8 @@ def _noise(x: np.ndarray, mu: np.ndarray, b: np.ndarray) -> np.ndarray:
 def fit_likert(labels, scale: tuple[float, float]) -> LikertModel:
     """The score model of ``labels`` (units x annotators, NaN = not scored; module docstring)."""
     x = np.asarray(labels, dtype=float)
-    x = x[:, (~np.isnan(x)).any(axis=0)]               # an empty annotator column (DialSummEval) says nothing
+    columns = np.flatnonzero((~np.isnan(x)).any(axis=0))
+    x = x[:, columns]                                  # an empty annotator column (DialSummEval) says nothing
     obs = ~np.isnan(x)
     seen = obs.any(axis=1)                             # a unit nobody scored keeps the prior
     mu, b = _biases(x[seen])
@@ -77,7 +97,8 @@ def fit_likert(labels, scale: tuple[float, float]) -> LikertModel:
     m0, tau2 = float(mu.mean()), max(float(mu.var() - mean_noise.mean()), 1e-6)
     precision = 1 / tau2 + (obs / var).sum(axis=1)
     post = (m0 / tau2 + np.where(obs, (x - b) / var, 0.0).sum(axis=1)) / precision
-    return LikertModel(b, np.sqrt(var), post, 1 / np.sqrt(precision), (float(scale[0]), float(scale[1])))
+    return LikertModel(b, np.sqrt(var), post, 1 / np.sqrt(precision), (float(scale[0]), float(scale[1])),
+                       columns)
 
 
 @dataclass(frozen=True)
@@ -95,6 +116,17 @@ class DawidSkene:
         """One annotator-quality label (0..K-1) for each unit of ``idx``."""
         z = _categorical(self.posterior[idx], rng)
         return _categorical(self.typical[z], rng).astype(float)
+
+    def panel(self, idx: np.ndarray, labelled: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """(annotators, judge) simulated on the units ``idx``, as :meth:`LikertModel.panel`: one
+        latent class per slot from its posterior; annotator ``a`` labels the units ``labelled``
+        says it labelled, from its own confusion row; the judge from the typical one."""
+        z = _categorical(self.posterior[idx], rng)
+        conf = self.confusion if len(self.confusion) == labelled.shape[1] else np.repeat(
+            self.confusion, labelled.shape[1], axis=0)                 # shared: one matrix for every slot
+        lab = np.stack([_categorical(conf[a, z], rng) for a in range(labelled.shape[1])], axis=1).astype(float)
+        judge = _categorical(self.typical[z], rng).astype(float)
+        return np.where(labelled, lab, np.nan), judge
 
 
 def _categorical(p: np.ndarray, rng: np.random.Generator) -> np.ndarray:

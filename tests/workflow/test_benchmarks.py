@@ -46,15 +46,18 @@ SMALLEST = {
                             [r"summeval: \d+ documents", r"\d+ cells, 20 draws per n: [\d.]+ s wall, [\d.]+ s CPU"]),
     "share_export.py": (["--report-mb", "1", "--files", "20"], [r"secret scan alone: [\d.]+ s",
                                                                  r"share export: [\d.]+ s wall"]),
-    "verdict_calibration.py": (["--small"], [r"verdict calibration: 2 datasets, 4 draws, 20 judge kinds",
-                                              # 19 kinds and the held-out annotators (HELM news); with 4 draws an
+    "verdict_calibration.py": (["--small"], [r"verdict calibration: 2 datasets, 4 draws, 21 judge kinds",
+                                              # 19 kinds, the held-out and the exchangeable annotators (HELM
+                                              # news); with 4 draws an
                                               # uninformative kind may pass by chance (the permutation control
                                               # errs at 5 %); the human reference passes on QAGS-XSum in every draw
                                               r"uninformative judges passing the alt-test more than 5 % of the "
                                               r"time: \d+ of 14",
                                               r"held-out annotators called \"uninformative\" more than 5 % of the "
                                               r"time: \d of 1 datasets; helm_news \d+ %",
-                                              r"\| reference \| \d+( \(\d+\))? \| 100 \|"]),
+                                              r"exchangeable simulated annotators called \"uninformative\" more "
+                                              r"than 5 % of the time: \d of 1 datasets; helm_news \d+ %",
+                                              r"\| reference \(upper bound\) \| \d+( \(\d+\))? \| 100 \|"]),
     "embedded_split.py": (["--judge", "qwen-0.5b", "--systems", "2", "--no-server", "--no-plain",
                            "--data", "absent.parquet"],
                           [r"limit \(bare llama.cpp loop\): \{\"pp_tok_s\": [\d.]+", r"with logprobs: \{\"units\": 2"]),
