@@ -29,6 +29,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from ..errors import UserError
 from ..evidence.runs import load_judge_run
 from ..io import parse_judge_path
 from ..robustness.families import Family, template_tables, to_scale
@@ -96,10 +97,10 @@ def rule_inputs(results: str, families: Mapping[str, Family], judges: list[str],
     if not on:
         return out
     if not families:
-        raise ValueError("leaderboard.families is true but judge.prompt_families names no family")
+        raise UserError("leaderboard.families is true but judge.prompt_families names no family")
     for name, fam in families.items():
         if fam.per_document is not None:
-            raise ValueError(f"leaderboard.families: family {name!r} uses the subset design ({fam.per_document} "
+            raise UserError(f"leaderboard.families: family {name!r} uses the subset design ({fam.per_document} "
                              "prompts per document), so each template answered a share of the documents only; a "
                              f"leaderboard row needs every template on every document: set "
                              f"judge.prompt_families.{name}.design: null")

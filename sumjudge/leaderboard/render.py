@@ -96,10 +96,15 @@ def prompt_text(r) -> str:
         return ""
     out = f"template {r['prompt_template']}"
     if not pd.isna(r.get("prompt_spread_low", float("nan"))):
-        low, high = _text(r, "prompt_spread").split("-") if "-" in _text(r, "prompt_spread") else ("low", "high")
+        low, _, high = _text(r, "prompt_spread").partition("-")   # "q10-q90": the quantiles it spans
         out += (f" · prompt spread {low} {show(r, 'prompt_spread_low')} - {high} {show(r, 'prompt_spread_high')}"
                 f" (median {show(r, 'prompt_median')})")
     return out
+
+
+def _bar_x(v: float) -> float:
+    """A correlation (-1 to 1, clipped) as the spread bar's x (2 to 118 pixels)."""
+    return 2 + (min(max(float(v), -1.0), 1.0) + 1) * 58
 
 
 def spread_bar(r) -> str:
@@ -109,12 +114,13 @@ def spread_bar(r) -> str:
                       for k in ("prompt_spread_low", "prompt_spread_high", "prompt_median"))
     if pd.isna(low) or pd.isna(high):
         return ""
-    x = lambda v: 2 + (min(max(float(v), -1.0), 1.0) + 1) * 58  # noqa: E731 (-1..1 onto 2..118)
-    tick = "" if pd.isna(mid) else f'<line x1="{x(mid):.1f}" x2="{x(mid):.1f}" y1="1" y2="11" stroke="#333"/>'
+    tick = "" if pd.isna(mid) else \
+        f'<line x1="{_bar_x(mid):.1f}" x2="{_bar_x(mid):.1f}" y1="1" y2="11" stroke="#333"/>'
     title = html.escape(prompt_text(r))
-    return (f'<svg class="spread" style="display:block;margin-top:2px" width="120" height="12" role="img" aria-label="{title}"><title>{title}</title>'
-            f'<line x1="2" x2="118" y1="6" y2="6" stroke="#ccc"/><line x1="60" x2="60" y1="2" y2="10" stroke="#ccc"/>'
-            f'<rect x="{x(low):.1f}" y="3" width="{max(x(high) - x(low), 1):.1f}" height="6" fill="#9ecae1"/>{tick}</svg>')
+    return (f'<svg class="spread" style="display:block;margin-top:2px" width="120" height="12" role="img" '
+            f'aria-label="{title}"><title>{title}</title><line x1="2" x2="118" y1="6" y2="6" stroke="#ccc"/>'
+            f'<line x1="60" x2="60" y1="2" y2="10" stroke="#ccc"/><rect x="{_bar_x(low):.1f}" y="3" '
+            f'width="{max(_bar_x(high) - _bar_x(low), 1):.1f}" height="6" fill="#9ecae1"/>{tick}</svg>')
 
 
 def judge_text(r) -> str:
@@ -164,7 +170,8 @@ def _tex_note(r) -> str:
     for key in ("close_verdict", "alt_verdict"):
         if _text(r, key):
             note += f"; {'close' if key == 'close_verdict' else 'alt-test'}: {r[key]}"
-    return note
+    family = prompt_text(r)   # a prompt family's row: its template and the family's spread
+    return f"{note}; {family}" if family else note
 
 
 def _tex_column(col: str, part: pd.DataFrame) -> list[str]:

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from sumjudge.leaderboard.families import FamilyInputs, pick, row_name
-from sumjudge.leaderboard.render import page
+from sumjudge.leaderboard.render import latex, page, spread_bar
 from sumjudge.robustness.build import family_tables
 from sumjudge.robustness.families import Family
 from sumjudge.robustness.spread import SpreadSettings
@@ -129,6 +129,10 @@ def test_the_rows_join_the_verdict_table_and_the_page_draws_their_spread(boards)
     assert html.count('<svg class="spread"') == 24                   # 2 rows x 12 columns
     assert "template middle · prompt spread q10" in html and "template blunt" in html
     assert "&lt;judge&gt; · &lt;family&gt; (median prompt, 10th percentile prompt)" in html   # the glossary entry
+    assert "template middle · prompt spread q10" in latex(on["cells"], on["summary"])   # the LaTeX note too
+    # the bar on -1..1 over 2..118 px: q10 -0.5 at 2 + 0.5 x 58 = 31, q90 0.25 at 74.5, the median 0 at 60
+    bar = spread_bar({"prompt_spread_low": -0.5, "prompt_spread_high": 0.25, "prompt_median": 0.0})
+    assert '<rect x="31.0" y="3" width="43.5"' in bar and '<line x1="60.0" x2="60.0"' in bar
     off = boards["off"]
     plain = page(off["cells"], off["summary"], off["pairs"])
     assert 'class="spread"' not in plain and "prompt spread" not in plain

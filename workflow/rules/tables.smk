@@ -306,8 +306,11 @@ TABLE_OUTPUTS += LEADERBOARD_OUTPUTS
 _LB_DATASETS = ALL_DATASETS  # every dataset of the run brings its columns: the paper's, beyond it, a user's
 # leaderboard.families: each family of judge.prompt_families (workflow/rules/robustness.smk) adds its median and
 # 10th-percentile rows, read from the robustness stage's outputs; off (the default): no input, no family run
-LEADERBOARD_FAMILIES = _lb_family_inputs(RESULTS, FAMILIES, ROBUSTNESS_JUDGES, LEADERBOARD_SETTINGS.families,
-                                        ROBUSTNESS_CFG.get("estimand", "scored"))
+try:
+    LEADERBOARD_FAMILIES = _lb_family_inputs(RESULTS, FAMILIES, ROBUSTNESS_JUDGES, LEADERBOARD_SETTINGS.families,
+                                            ROBUSTNESS_CFG.get("estimand", "scored"))
+except UserError as err:  # a family of the subset design: its templates did not answer every document
+    config_stop(err)
 
 
 rule leaderboard:
