@@ -117,8 +117,10 @@ def spread_bar(r) -> str:
     tick = "" if pd.isna(mid) else \
         f'<line x1="{_bar_x(mid):.1f}" x2="{_bar_x(mid):.1f}" y1="1" y2="11" stroke="#333"/>'
     title = html.escape(prompt_text(r))
-    return (f'<svg class="spread" style="display:block;margin-top:2px" width="120" height="12" role="img" '
-            f'aria-label="{title}"><title>{title}</title><line x1="2" x2="118" y1="6" y2="6" stroke="#ccc"/>'
+    # as wide as the cell, at most 120 px: a page of 12 columns still fits 1400 px
+    return (f'<svg class="spread" style="display:block;margin-top:2px;width:100%;max-width:120px;height:12px" '
+            f'viewBox="0 0 120 12" preserveAspectRatio="none" role="img" aria-label="{title}"><title>{title}</title>'
+            f'<line x1="2" x2="118" y1="6" y2="6" stroke="#ccc"/>'
             f'<line x1="60" x2="60" y1="2" y2="10" stroke="#ccc"/><rect x="{_bar_x(low):.1f}" y="3" '
             f'width="{max(_bar_x(high) - _bar_x(low), 1):.1f}" height="6" fill="#9ecae1"/>{tick}</svg>')
 
