@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from sumjudge.leaderboard.families import FamilyInputs, pick, row_name
+from sumjudge.leaderboard.figure import family_label
 from sumjudge.leaderboard.render import latex, page, spread_bar
 from sumjudge.robustness.build import family_tables
 from sumjudge.robustness.families import Family
@@ -129,6 +130,9 @@ def test_the_rows_join_the_verdict_table_and_the_page_draws_their_spread(boards)
     assert html.count('<svg class="spread"') == 24                   # 2 rows x 12 columns
     assert "template middle · prompt spread q10" in html and "template blunt" in html
     assert "&lt;judge&gt; · &lt;family&gt; (median prompt, 10th percentile prompt)" in html   # the glossary entry
+    assert ">qwen · trio (median)</text>" in html and ">qwen · trio (q10)</text>" in html   # the LOO figure's labels
+    # 28 characters: the head cut to 28 - 9 = 19 (18 and an ellipsis), then the quantile
+    assert family_label("qwen-1.5b", "summeval_likert", 0.5) == "qwen-1.5b · summev… (median)"
     assert "template middle · prompt spread q10" in latex(on["cells"], on["summary"])   # the LaTeX note too
     # the bar on -1..1 over 2..118 px: q10 -0.5 at 2 + 0.5 x 58 = 31, q90 0.25 at 74.5, the median 0 at 60
     bar = spread_bar({"prompt_spread_low": -0.5, "prompt_spread_high": 0.25, "prompt_median": 0.0})
