@@ -12,6 +12,7 @@ from sumjudge.io import write_text
 from sumjudge.jury.summary import read_summaries
 from sumjudge.leaderboard.beside import savings_columns
 from sumjudge.leaderboard.build import build
+from sumjudge.leaderboard.families import read_inputs
 from sumjudge.leaderboard.render import frontier, latex, page
 from sumjudge.leaderboard.settings import LeaderboardSettings
 from sumjudge.leaderboard.summary import JudgePricing
@@ -24,11 +25,15 @@ p = snakemake.params
 known = registry(snakemake.config)  # the built-in datasets and custom_datasets
 ledger = list(snakemake.input.savings)[:1]  # results/savings/ledger.csv where the savings stage ran
 savings = SavingsSettings.from_params(p.savings) if ledger else None
+i = snakemake.input
+# leaderboard.families: the prompt families' median and 10th-percentile rows (none when it is off)
+families = read_inputs(p.families, list(i.family_summaries), list(i.family_prompts),
+                       list(i.family_tables)) if p.families else None
 out = build(list(snakemake.input.tables), dict(zip(p.datasets, snakemake.input.data)), list(snakemake.input.judges),
             {d: known[d] for d in p.datasets}, TableSettings.from_params(p.tables),
             LeaderboardSettings.from_params(p.board), {j: JudgePricing.from_params(v) for j, v in p.pricing.items()},
             savings_columns(read_ledger(ledger[0]), savings.summary_n, savings.lambda_floor) if ledger else None,
-            read_summaries(list(snakemake.input.juries)), savings.summary_n if ledger else None)
+            read_summaries(list(snakemake.input.juries)), savings.summary_n if ledger else None, families)
 o = snakemake.output
 Path(o.csv).parent.mkdir(parents=True, exist_ok=True)
 out["cells"].to_csv(o.csv, index=False)

@@ -15,6 +15,7 @@ from ..evidence.settings import TableSettings
 from .beside import with_juries, with_savings
 from .columns import dataset_columns
 from .evidence import dataset_evidence, read_tables
+from .families import FamilyInputs, with_family_rows
 from .frames import frames
 from .settings import LeaderboardSettings
 from .summary import JudgePricing, cost_row, summary, verdict_sentence, without_lone_ranks
@@ -59,13 +60,18 @@ def with_labels_saved(lines: pd.DataFrame, docs: dict[str, int], savings_n: int 
 def build(table_csvs: list[str], data_paths: dict[str, str], judge_paths: list[str],
           specs: dict[str, DatasetSpec], tables: TableSettings, board: LeaderboardSettings,
           pricing: dict[str, JudgePricing] | None = None, savings: pd.DataFrame | None = None,
-          juries: pd.DataFrame | None = None, savings_n: int | None = None) -> dict:
+          juries: pd.DataFrame | None = None, savings_n: int | None = None,
+          families: list[FamilyInputs] | None = None) -> dict:
     """Every leaderboard frame of the run's datasets (``data_paths``: name -> prepared table);
     ``savings``: :func:`.beside.savings_columns` of the savings ledger, ``juries``: the juries'
     jury.csv (:func:`sumjudge.jury.summary.read_summaries`), shown beside the verdicts; ``savings_n``:
-    ``savings.summary_n`` where the savings stage ran. Also ``verdict``: the page's first sentence."""
+    ``savings.summary_n`` where the savings stage ran; ``families``: prompt families whose median and
+    10th-percentile templates are rows too (:mod:`.families`; ``leaderboard.families``). Also
+    ``verdict``: the page's first sentence."""
     cells_in = read_tables(table_csvs)
     evidence = [dataset_evidence(specs[n], p, judge_paths, cells_in, tables.repeats) for n, p in data_paths.items()]
+    if families:
+        evidence = with_family_rows(evidence, families, tables.repeats)
     out = frames([r for ev in evidence for r in dataset_columns(ev, tables, board)], board)
     runs = judge_runs(evidence)
     docs = documents(evidence)

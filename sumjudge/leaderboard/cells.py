@@ -157,7 +157,26 @@ CELLS: tuple[Cell, ...] = (
     Cell("judge", "text", "the judge behind the row"),
     Cell("annotator", "text", "the annotator of a human leave-one-out row"),
 )
-SPECS = {c.name: c for c in CELLS}
+FAMILY = """a judge answering with the templates of one prompt family (<code>leaderboard.families</code>;
+docs/leaderboard.md): in each dimension the template at the family's median, or at its 10th percentile, of the
+templates' sample-level correlations (numpy's "lower" rule: position floor(q (P - 1)) in the ascending values, so a
+template that was asked), picked per dimension, the same for its three levels; its verdicts are computed on that
+template's answers as any judge's. "prompt spread q10 a - q90 b": the family's 10th and 90th percentiles over its
+templates at the cell's level (the bar: that range on -1 to 1, the tick at the median)."""
+
+# a prompt family's row (leaderboard.families, sumjudge.leaderboard.families): columns its cells add, present in
+# leaderboard.csv only where the run has such a row (so a run without one keeps its columns)
+FAMILY_CELLS: tuple[Cell, ...] = (
+    Cell("prompt_family", "text", "the prompt family of a family row", term="<judge> · <family> (median prompt, "
+         "10th percentile prompt)", term_text=FAMILY),
+    Cell("prompt_quantile", "number", "the quantile of the family's templates the row answers at (0.5, 0.1)"),
+    Cell("prompt_template", "text", "the template the row answers with in this dimension"),
+    Cell("prompt_spread", "text", "which quantiles the spread spans (the family stage's lowest and highest)"),
+    Cell("prompt_spread_low", "number", "the family's lowest quantile over its templates at the cell's level", True),
+    Cell("prompt_median", "number", "the family's median over its templates at the cell's level", True),
+    Cell("prompt_spread_high", "number", "the family's highest quantile over its templates at the cell's level", True),
+)
+SPECS = {c.name: c for c in CELLS + FAMILY_CELLS}
 CELL_COLUMNS = [c.name for c in CELLS]
 
 # the page glossary's entries, in reading order (the columns that carry them)

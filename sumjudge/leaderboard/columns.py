@@ -43,11 +43,12 @@ def likert_columns(ev: DatasetEvidence, dim: str, ts: TableSettings, board: Lead
     inp = score_input(spec, data, dim)
     answers, extras = {}, {}
     for r, rr in _rows(ev):
-        m = samples(rr.run, rr.column(dim), data["unit_id"])
+        m = samples(rr.run_for(dim), rr.column(dim), data["unit_id"])
         answers[r] = m
         lb = length_bias(spec, data, aggregate_samples(m, "mean"), board.longer_margin)
         extras[r] = {lv: {**_repeats(m), **lb, "judge": rr.judge,
-                          "table_value": ev.cell(r, dim, lv).get("value", np.nan)} for lv in LEVELS}
+                          "table_value": ev.cell(r, dim, lv).get("value", np.nan), **rr.cell_fields.get((dim, lv), {})}
+                     for lv in LEVELS}
     res = column(inp, answers, ts, board, extras)
     if inp.annotators is not None:
         biases = {n: length_bias(spec, data, inp.annotators[:, k], board.longer_margin) for k, n in enumerate(inp.names)}

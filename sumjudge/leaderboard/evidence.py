@@ -30,9 +30,17 @@ class RowRun:
     run: JudgeRun
     suffix: str = ""            # the label columns' suffix ("" or WEIGHTED)
     swapped: JudgeRun | None = None
+    # a prompt family's row (:mod:`.families`): per dimension the run of the template it picked, and per
+    # (dimension, level) the fields its cells show beside the verdicts (the template, the family's spread)
+    by_dimension: Mapping[str, JudgeRun] = field(default_factory=dict)
+    cell_fields: Mapping[tuple[str, str], dict] = field(default_factory=dict)
 
     def column(self, label: str) -> str:
         return label + self.suffix
+
+    def run_for(self, dimension: str) -> JudgeRun:
+        """The run a dimension's answers are read from: the picked template's on a family row."""
+        return self.by_dimension.get(dimension, self.run)
 
     @property
     def usage(self) -> dict | None:

@@ -20,6 +20,15 @@ def _short(row: str, dataset) -> str:
     return row[len(prefix):] if isinstance(dataset, str) and row.startswith(prefix) else row
 
 
+def family_label(judge: str, family: str, q: float, width: int = 28) -> str:
+    """A prompt family's row (:mod:`.families`) in the label space of ``width`` characters: its names
+    differ at the end only, so "<judge> · <family>", cut to fit, then its quantile
+    ("qwen-1.5b · summev… (median)", "qwen-1.5b · summeval_… (q10)")."""
+    tail = " (median)" if q == 0.5 else f" (q{round(q * 100):02d})"
+    head, room = f"{judge} · {family}", width - len(tail)
+    return (head if len(head) <= room else head[:room - 1] + "…") + tail
+
+
 def _points(part: pd.DataFrame) -> pd.DataFrame:
     """The rows with a leave-one-out value, humans first, labelled short (a human by its annotator's name)."""
     keep = part[part["loo_value"].notna()]
@@ -27,6 +36,9 @@ def _points(part: pd.DataFrame) -> pd.DataFrame:
     names = keep["annotator"] if "annotator" in keep else pd.Series([np.nan] * len(keep))
     label = [f"{a} (LOO)" if k == "human" and isinstance(a, str) else _short(str(r), d)
              for k, a, r, d in zip(keep["kind"], names, keep["row"], keep["dataset"])]
+    if "prompt_quantile" in keep:  # a prompt family's rows: named by their quantile
+        label = [family_label(j, f, q) if not pd.isna(q) else lab
+                 for lab, j, f, q in zip(label, keep["judge"], keep["prompt_family"], keep["prompt_quantile"])]
     out = keep[["kind", "loo_value", "loo_low", "loo_high"]].assign(row=label)
     if "documents" in keep:  # a one-document bootstrap is no interval: drawn without one
         one = keep["documents"].eq(1).to_numpy()

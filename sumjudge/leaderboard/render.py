@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..latex import escape, fit
-from .cells import FORMATS, GLOSSARY, fmt, show
+from .cells import FORMATS, GLOSSARY, SPECS, fmt, show
 from .figure import dataset_figure
 
 SUMMARY_VIEW = [("row", "Row"), ("alt_passes", "Alt-test"), ("close_to_humans", "Close to the humans"),
@@ -90,10 +90,47 @@ def _close(r) -> str:
     return f"{out}: {verdict}{twin}" if verdict else out + twin
 
 
+def prompt_text(r) -> str:
+    """A prompt family's row (:mod:`.families`): its template and the family's spread at the cell's level."""
+    if not _text(r, "prompt_template"):
+        return ""
+    out = f"template {r['prompt_template']}"
+    if not pd.isna(r.get("prompt_spread_low", float("nan"))):
+        low, _, high = _text(r, "prompt_spread").partition("-")   # "q10-q90": the quantiles it spans
+        out += (f" · prompt spread {low} {show(r, 'prompt_spread_low')} - {high} {show(r, 'prompt_spread_high')}"
+                f" (median {show(r, 'prompt_median')})")
+    return out
+
+
+def _bar_x(v: float) -> float:
+    """A correlation (-1 to 1, clipped) as the spread bar's x (2 to 118 pixels)."""
+    return 2 + (min(max(float(v), -1.0), 1.0) + 1) * 58
+
+
+def spread_bar(r) -> str:
+    """The family's spread at the cell's level drawn on -1 to 1: a bar from its lowest to its highest
+    quantile, a tick at its median ("" for any other cell)."""
+    low, high, mid = (pd.to_numeric(r.get(k, float("nan")), errors="coerce")
+                      for k in ("prompt_spread_low", "prompt_spread_high", "prompt_median"))
+    if pd.isna(low) or pd.isna(high):
+        return ""
+    tick = "" if pd.isna(mid) else \
+        f'<line x1="{_bar_x(mid):.1f}" x2="{_bar_x(mid):.1f}" y1="1" y2="11" stroke="#333"/>'
+    title = html.escape(prompt_text(r))
+    # as wide as the cell, at most 120 px: a page of 12 columns still fits 1400 px
+    return (f'<svg class="spread" style="display:block;margin-top:2px;width:100%;max-width:120px;height:12px" '
+            f'viewBox="0 0 120 12" preserveAspectRatio="none" role="img" aria-label="{title}"><title>{title}</title>'
+            f'<line x1="2" x2="118" y1="6" y2="6" stroke="#ccc"/>'
+            f'<line x1="60" x2="60" y1="2" y2="10" stroke="#ccc"/><rect x="{_bar_x(low):.1f}" y="3" '
+            f'width="{max(_bar_x(high) - _bar_x(low), 1):.1f}" height="6" fill="#9ecae1"/>{tick}</svg>')
+
+
 def judge_text(r) -> str:
-    """A judge cell: value [interval], leave-one-out and closeness, rank, alt-test, Tables 1-5 value."""
+    """A judge cell: value [interval], leave-one-out and closeness, rank, alt-test, Tables 1-5 value
+    (a prompt family's row: then its template and the family's spread)."""
+    family = prompt_text(r)
     if greyed(r):  # the value, and one flag word: the reason is said once, beside the row's name
-        return f"{show(r, 'value')} n={show(r, 'n')} · greyed"
+        return f"{show(r, 'value')} n={show(r, 'n')} · greyed" + (f" · {family}" if family else "")
     iv = interval(r, "ci_low", "ci_high")
     parts = [f"{show(r, 'value')}{' ' + iv if iv else ''} n={show(r, 'n')}", _close(r)]
     if not pd.isna(r.get("spa", float("nan"))):
@@ -110,7 +147,7 @@ def judge_text(r) -> str:
         n_eff = f"; n_eff {r['jury_n_eff']:.1f} of {k}" if not pd.isna(r.get("jury_n_eff")) else ""
         parts.append(f"jury - best member ({r['jury_best_member']}) {r['jury_delta']:+.3f} "
                      f"[{r['jury_delta_low']:+.3f}, {r['jury_delta_high']:+.3f}]{n_eff}")
-    return " · ".join(parts)
+    return " · ".join(parts + ([family] if family else []))
 
 
 def cell_text(r) -> str:
@@ -135,7 +172,8 @@ def _tex_note(r) -> str:
     for key in ("close_verdict", "alt_verdict"):
         if _text(r, key):
             note += f"; {'close' if key == 'close_verdict' else 'alt-test'}: {r[key]}"
-    return note
+    family = prompt_text(r)   # a prompt family's row: its template and the family's spread
+    return f"{note}; {family}" if family else note
 
 
 def _tex_column(col: str, part: pd.DataFrame) -> list[str]:
@@ -210,7 +248,8 @@ def _dataset_table(label: str, part: pd.DataFrame) -> str:
             grey = c in mine.index and greyed(mine.loc[c])
             text = mine.at[c, "text"] if c in mine.index else ""
             cls = ' class="greyed"' if grey else ""
-            tds.append(f"<td{cls}>{html.escape(str(text))}</td>")
+            bar = spread_bar(mine.loc[c]) if c in mine.index else ""
+            tds.append(f"<td{cls}>{html.escape(str(text))}{bar}</td>")
         why = greyed_reasons(mine)
         why = f'<div class="why">{html.escape(why)}</div>' if why else ""
         body.append(f'<tr class="{kind}"><th>{html.escape(row)}{why}</th>{"".join(tds)}</tr>')
@@ -243,10 +282,14 @@ members' summed cost.</dd>
 """
 
 
-def glossary(summary: pd.DataFrame) -> str:
-    """The glossary, with the savings and jury entries where the verdict table has those columns."""
+def glossary(summary: pd.DataFrame, cells: pd.DataFrame | None = None) -> str:
+    """The glossary, with the savings and jury entries where the verdict table has those columns, and
+    the prompt family's where ``cells`` has a family row."""
     view = summary_view(summary)
     extra = (GLOSS_SAVED if SAVED in view else "") + (GLOSS_JURY if JURY in view else "")
+    if cells is not None and "prompt_template" in cells and cells["prompt_template"].notna().any():
+        spec = SPECS["prompt_family"]
+        extra += f"<dt>{html.escape(spec.term)}</dt><dd>{spec.term_text}</dd>\n"
     return GLOSSARY.replace("<dt>cohe.", extra + "<dt>cohe.", 1)
 
 
@@ -277,7 +320,7 @@ column is not a pass), close to the humans in k of N columns, then the mean rank
 there counts one below the last); cost and time per 1000 units ("not priced" / "not measured" when unknown; a local
 judge without <code>price_per_hour</code> is free). Greyed cells: too few valid replies or near-constant answers (no
 rank, not tested). Definitions: docs/statistics.md, "The judge leaderboard".</p>
-{glossary(summary)}
+{glossary(summary, cells)}
 <h2>Columns by dataset</h2>{sections}
 {savings_html}
 <h2>Separable judge pairs</h2><ul>{seps or '<li>fewer than two judges ranked in every column</li>'}</ul>

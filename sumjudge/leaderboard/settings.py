@@ -70,6 +70,8 @@ class LeaderboardSettings:
                                      # humans' LOO above -margin, with confidence
     verdict_pass_share: float = 0.5  # leaderboard.verdict_pass_share: the page's verdict sentence says a judge can take
                                      # the annotators' place when it passes the alt-test in this share of the columns
+    families: bool = False           # leaderboard.families: each prompt family of judge.prompt_families adds its
+                                     # median and 10th-percentile template rows (sumjudge.leaderboard.families)
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> "LeaderboardSettings":

@@ -26,9 +26,10 @@ def judge_frame(data: pd.DataFrame, labels: dict, status="ok", samples: int = 1)
 
 def run(root: Path, datas: dict[str, pd.DataFrame], judges: dict[tuple[str, str], pd.DataFrame],
         cells: list[dict] = (), specs=None, tables: TableSettings = FAST, config: dict | None = None,
-        pricing=None, usage: dict | None = None, savings=None, juries=None) -> dict[str, pd.DataFrame]:
+        pricing=None, usage: dict | None = None, savings=None, juries=None, families=None) -> dict[str, pd.DataFrame]:
     """``judges``: (judge, dataset) or (judge, dataset, variant) -> judge table; ``savings``, ``juries``:
-    what :func:`sumjudge.leaderboard.build.build` shows beside the verdicts."""
+    what :func:`sumjudge.leaderboard.build.build` shows beside the verdicts; ``families``: prompt families'
+    rows (:class:`sumjudge.leaderboard.families.FamilyInputs`)."""
     root.mkdir(parents=True, exist_ok=True)
     data_paths, judge_paths = {}, []
     for name, df in datas.items():
@@ -51,7 +52,7 @@ def run(root: Path, datas: dict[str, pd.DataFrame], judges: dict[tuple[str, str]
         pd.DataFrame([{"kind": "judge", "near_constant": False, **c} for c in cells]).to_csv(t, index=False)
         table_paths.append(str(t))
     return build(table_paths, data_paths, judge_paths, specs or BUILTIN, tables,
-                 LeaderboardSettings.from_config(config or {}), pricing, savings, juries)
+                 LeaderboardSettings.from_config(config or {}), pricing, savings, juries, None, families)
 
 
 def table_cells(spec, row: str, value: float, n: int) -> list[dict]:

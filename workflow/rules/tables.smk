@@ -8,6 +8,7 @@ import shlex as _shlex
 import sys as _sys
 from types import SimpleNamespace as _SimpleNamespace
 
+from sumjudge.leaderboard.families import rule_inputs as _lb_family_inputs
 from sumjudge.leaderboard.settings import LeaderboardSettings
 from sumjudge.leaderboard.summary import JudgePricing
 from sumjudge.report.caveats import table_context
@@ -303,6 +304,13 @@ LEADERBOARD_OUTPUTS = [f"{LEADERBOARD_DIR}/leaderboard.{ext}" for ext in ("csv",
     f"{LEADERBOARD_DIR}/frontier.svg", f"{LEADERBOARD_DIR}/frontier.png"] if JUDGE_RUN else []
 TABLE_OUTPUTS += LEADERBOARD_OUTPUTS
 _LB_DATASETS = ALL_DATASETS  # every dataset of the run brings its columns: the paper's, beyond it, a user's
+# leaderboard.families: each family of judge.prompt_families (workflow/rules/robustness.smk) adds its median and
+# 10th-percentile rows, read from the robustness stage's outputs; off (the default): no input, no family run
+try:
+    LEADERBOARD_FAMILIES = _lb_family_inputs(RESULTS, FAMILIES, ROBUSTNESS_JUDGES, LEADERBOARD_SETTINGS.families,
+                                            ROBUSTNESS_CFG.get("estimand", "scored"))
+except UserError as err:  # a family of the subset design: its templates did not answer every document
+    config_stop(err)
 
 
 rule leaderboard:
@@ -317,6 +325,9 @@ rule leaderboard:
         + judge_files(SWAPPED_OUTPUTS),
         savings=SAVINGS_LEDGER,  # labels saved per row, and the savings section of the page
         juries=JURY_OUTPUTS,  # each jury's jury.csv: its row's effective votes and interval against its best member
+        family_summaries=LEADERBOARD_FAMILIES["summaries"],  # leaderboard.families: results/robustness/<family>/
+        family_prompts=LEADERBOARD_FAMILIES["prompts"],      # summary.csv, prompts.csv and the templates' tables
+        family_tables=LEADERBOARD_FAMILIES["tables"],
     output:
         csv=report(f"{LEADERBOARD_DIR}/leaderboard.csv", caption="../report/leaderboard.rst", category="Leaderboard",
                    labels={"what": "leaderboard", "format": "CSV"}),
@@ -341,6 +352,7 @@ rule leaderboard:
         tables=TABLE_SETTINGS,
         board=LEADERBOARD_SETTINGS.to_params(),
         savings=SAVINGS_SETTINGS.to_params() if SAVINGS_LEDGER else {},
+        families=LEADERBOARD_FAMILIES["params"],  # {} when leaderboard.families is off; else each family, the estimand
     conda:
         "../../envs/tables.yaml"
     script:
