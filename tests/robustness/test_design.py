@@ -6,7 +6,9 @@ import pytest
 
 from support.prompt_grid import grid
 
-from sumjudge.robustness.design import additive_fit, assign, estimate, requests_ratio
+from sumjudge.robustness.assignment import per_document_counts
+from sumjudge.robustness.design import (additive_fit, assign, document_correlations, estimate, expected_correlations,
+                                        factor_fit, prompt_estimates, requests_ratio)
 from sumjudge.robustness.spread import SpreadSettings, spread
 
 
@@ -40,6 +42,68 @@ def test_every_prompt_gets_documents_when_the_blocks_leave_one_out():
     for seed in range(20):  # 9 prompts, blocks of 4 documents: one prompt left out of each block
         counts = assign(8, 9, 2, seed=seed).sum(axis=1)
         assert counts.min() >= 1 and counts.max() - counts.min() <= 1
+
+
+def test_a_fractional_share_alternates_two_and_three_prompts_and_costs_two_and_a_half():
+    assert per_document_counts(6, 2.5).tolist() == [2, 3, 2, 3, 2, 3]
+    mask = assign(24, 12, 2.5, key=np.arange(24))
+    assert mask.sum(axis=0).tolist() == [2, 3] * 12  # in key order: 2, 3, 2, 3, ...
+    assert requests_ratio(mask) == 2.5
+    assert mask.sum(axis=1).tolist() == [5] * 12  # 60 slots over 12 prompts
+    # a fresh deal of the 12 prompts when the next document's share would not fit: documents
+    # 0-4 take 2 + 3 + 2 + 3 + 2 = 12 slots (each prompt once), 5-8 take 3 + 2 + 3 + 2 = 10
+    assert mask[:, :5].sum(axis=1).tolist() == [1] * 12
+    assert mask[:, 5:9].sum(axis=1).max() == 1 and mask[:, 5:9].sum() == 10
+
+
+def test_noise_free_linear_prompts_give_every_prompts_full_grid_correlation_exactly():
+    """Prompts scoring ``a_p + g_p h + b_p z`` (one shared factor ``z``, no noise): the model
+    holds exactly, so an unscored cell's expected correlation is its full-grid one, the
+    Spearman correlation of ``g_p h + b_p z`` with ``h`` on that document."""
+    rng = np.random.default_rng(0)
+    h, z = rng.normal(0, 1, (24, 8)), rng.normal(0, 1, (24, 8))
+    a, g, b = np.array([0, 1, 2, 3, -1, 0.5]), np.array([1, 0.5, 0.2, 0.8, 1.5, 0.3]), np.array([0.5, 1, 1, 0.2, 0.7, -0.6])
+    y = a[:, None, None] + g[:, None, None] * h + b[:, None, None] * z
+    s = SpreadSettings(estimand="valid")
+    mask = assign(24, 6, 2)
+    asked = np.where(mask[:, :, None], y, np.nan)  # what the design asks; the rest never read
+    fit = factor_fit(asked, h)
+    assert fit.gamma == pytest.approx(g, abs=1e-3) and fit.sigma2 == pytest.approx(np.zeros(6), abs=1e-6)
+    assert np.abs(fit.beta) / np.abs(fit.beta[0]) == pytest.approx(np.abs(b) / np.abs(b[0]), rel=1e-3)
+    full = document_correlations(y, h, (1, 5), s)  # P x D, every cell
+    doc3 = [np.corrcoef(np.argsort(np.argsort(g[p] * h[3] + b[p] * z[3])), np.argsort(np.argsort(h[3])))[0, 1]
+            for p in range(6)]  # by hand: ranks (no ties), Pearson on ranks
+    assert full[:, 3] == pytest.approx(doc3)
+    assert expected_correlations(asked, h, mask, (1, 5), s) == pytest.approx(full, abs=1e-9)
+    assert prompt_estimates(asked, h, mask, (1, 5), s) == pytest.approx(full.mean(axis=1), abs=1e-9)
+
+
+def test_factor_fit_recovers_a_simulated_models_parameters():
+    rng = np.random.default_rng(1)
+    h, z = rng.normal(0, 1, (300, 16)), rng.normal(0, 1, (300, 16))
+    alpha, gamma, beta, sd = np.array([3, 2.5, 3.5]), np.array([0.8, 0.4, 0.6]), np.array([0.6, 0.9, 0.5]), \
+        np.array([0.3, 0.5, 0.4])
+    y = (alpha[:, None, None] + gamma[:, None, None] * h + beta[:, None, None] * z
+         + sd[:, None, None] * rng.normal(0, 1, (3, 300, 16)))
+    fit = factor_fit(y, h)
+    assert fit.gamma == pytest.approx(gamma, abs=0.02)
+    assert np.abs(fit.beta) == pytest.approx(beta, abs=0.03)
+    assert np.sqrt(fit.sigma2) == pytest.approx(sd, abs=0.03)
+    few = y.copy()
+    few[2] = np.nan
+    few[2, 0, :3] = 3.0  # the third prompt: 3 replies
+    with pytest.raises(ValueError, match="every prompt needs at least 4 scored replies"):
+        factor_fit(few, h)
+
+
+def test_invalid_replies_are_imputed_at_the_prompts_rate_and_scored_as_the_leaderboard_scores_them():
+    scores, human, _ = grid(4, 60, 16, [0.5, 0.5, 0.5, 0.5], noise=0.3, invalid=[0.0, 0.0, 0.0, 0.3], seed=2)
+    mask = assign(60, 4, 2)
+    full = document_correlations(scores, human, (1, 5), SpreadSettings())  # scored: invalid -> worst answers
+    est = prompt_estimates(scores, human, mask, (1, 5), SpreadSettings())
+    # the prompt missing 30 % of its replies falls well below the others in the full grid, and in the estimate
+    assert full.mean(axis=1)[3] < full.mean(axis=1)[:3].min() - 0.2
+    assert est == pytest.approx(full.mean(axis=1), abs=0.05)
 
 
 def test_additive_fit_recovers_exact_prompt_and_document_effects():
