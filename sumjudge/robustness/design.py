@@ -18,17 +18,27 @@ does, with a one-factor model of every prompt's scores beside the human score:
     y_pds = alpha_p + gamma_p h_ds + beta_p z_ds + e_pds,   z_ds ~ N(0, 1),  e_pds ~ N(0, sigma_p^2)
 
 (``h``: the human score; ``z``: the judge's view of summary ``(d, s)`` that the prompts
-share beyond it), fitted by EM on the valid scored replies (:func:`factor_fit`). A scored
-cell keeps its observed per-document correlation. An unscored cell ``(p, d)`` gets its
-expected correlation under the model: ``draws`` imputations of prompt ``p``'s scores on
-document ``d`` (``z`` from its posterior given the prompts that did score the document,
-fresh noise ``e``, each unit invalid at the prompt's observed invalid rate and then scored
-as the estimand says), each correlated with the human scores, averaged. Prompt ``p``'s
-full-grid correlation is estimated by the mean over documents of those cells, and the
-family's quantiles are those of the estimates (no shrinkage: an imputed cell is an
-expectation, so the estimates are not wider than the full grid's). The system and
-dataset levels are not additive over documents: the design gives no estimate there (NaN;
-they need the full grid).
+share beyond it; ``alpha_p`` and the sizes of ``gamma_p``, ``beta_p``, ``sigma_p`` are each
+prompt's bias, scale use and noise), fitted by EM on the valid scored replies
+(:func:`factor_fit`). A scored cell keeps its observed per-document correlation. An
+unscored cell ``(p, d)`` gets its expected correlation under the model
+(:func:`expected_correlations`): the mean over ``IMPUTATIONS`` simulated copies of prompt
+``p``'s scores on document ``d`` (``z`` drawn from its posterior given the prompts that
+did score the document, fresh noise ``e``; scores on a grid, such as a Likert scale, put
+back on it, rounded within the range the prompt used, with the rounding's share
+``step^2 / 12`` taken out of ``sigma_p^2`` first (Sheppard's correction); each unit
+invalid at the prompt's observed invalid rate and then scored as the estimand says), each
+correlated with the human scores. Prompt ``p``'s full-grid correlation is estimated by
+the mean over documents of its cells. The estimates carry the noise of the fitted
+parameters, which widens their spread, so before taking quantiles they are pulled towards
+their mean (constrained Bayes, Louis 1984): ``r~_p = m + lam (r^_p - m)`` with
+``lam^2 = max(0, V - mean_p(s2_p) + sigma^2 / D) / V``, ``V`` the estimates' variance,
+``s2_p`` the delete-a-group jackknife variance (``JACKKNIFE_GROUPS`` interleaved groups of
+documents) of ``r^_p - mean_q r^_q``, and ``sigma^2 / D`` what of it the full grid's own
+correlations keep (``sigma^2``: the residual variance of the scored cells' correlations
+after prompt and document effects, :func:`additive_fit`). The system and dataset levels
+are not additive over documents: the design gives no estimate there (NaN; they need the
+full grid).
 
 :func:`additive_fit` is the estimator this one replaced (per-document correlations
 ``c_pd = mu + a_p + b_d + e``, blind to a prompt-by-document interaction on unscored
@@ -119,6 +129,18 @@ def factor_fit(scores, human, max_iter: int = 500, tol: float = 1e-7) -> FactorF
     return FactorFit(alpha, gamma, beta, sigma2, mean, var, it)
 
 
+def _grid_step(seen: np.ndarray) -> float:
+    """The step of the grid a prompt's scores lie on (1 for a 1-5 Likert scale, 0.25 for means
+    of four replies): the smallest gap between its distinct values, when every gap is a whole
+    multiple of it; 0 when they lie on no grid (continuous scores) or take one value."""
+    support = np.unique(seen[~np.isnan(seen)])
+    if len(support) < 2:
+        return 0.0
+    gaps = np.diff(support)
+    step = float(gaps.min())
+    return step if np.allclose(gaps / step, np.round(gaps / step), atol=1e-6) else 0.0
+
+
 def expected_correlations(scores, human, mask, scale, settings: SpreadSettings | None = None,
                           draws: int = IMPUTATIONS) -> np.ndarray:
     """``P x D``: the observed per-document correlation where ``mask`` is set, the model's
@@ -136,8 +158,14 @@ def expected_correlations(scores, human, mask, scale, settings: SpreadSettings |
         invalid = float(np.isnan(scores[p][mask[p]][ref]).mean())
         shape = (draws, len(docs), human.shape[1])
         z = fit.z_mean[docs] + np.sqrt(fit.z_var[docs]) * rng.standard_normal(shape)
+        seen = scores[p][mask[p]]
+        step = _grid_step(seen)
+        noise2 = max(fit.sigma2[p] - step ** 2 / 12, 0.0)  # Sheppard: the rounding's share of the noise
         sim = (fit.alpha[p] + fit.gamma[p] * human[docs] + fit.beta[p] * z
-               + np.sqrt(fit.sigma2[p]) * rng.standard_normal(shape))
+               + np.sqrt(noise2) * rng.standard_normal(shape))
+        if step > 0:  # onto the prompt's grid, within the range of values it gave
+            lo = np.nanmin(seen)
+            sim = np.clip(lo + step * np.round((sim - lo) / step), lo, np.nanmax(seen))
         sim[rng.random(shape) < invalid] = np.nan
         with np.errstate(invalid="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # a document undefined in every draw ("skip")
