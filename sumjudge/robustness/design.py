@@ -56,6 +56,7 @@ from .assignment import assign, requests_ratio  # noqa: F401 (the design's assig
 from .spread import SpreadSettings, family_quantiles, scored_matrix
 
 JACKKNIFE_GROUPS = 10  # delete-a-group jackknife of the estimates' noise
+MIN_VALID = 4  # valid scored replies a prompt needs to be modelled
 IMPUTATIONS = 100  # simulated copies of an unscored cell, averaged into its expected correlation
 
 
@@ -100,8 +101,9 @@ def factor_fit(scores, human, max_iter: int = 500, tol: float = 1e-7) -> FactorF
     the mean expected squared residual (floored at 1e-9 of the prompt's score variance)."""
     y, h = np.asarray(scores, float), np.asarray(human, float)
     obs = ~np.isnan(y) & ~np.isnan(h)[None]
-    if (obs.sum(axis=(1, 2)) < 4).any():
-        raise ValueError("every prompt needs at least 4 scored replies with a human score to fit the design's model")
+    if (obs.sum(axis=(1, 2)) < MIN_VALID).any():
+        raise ValueError(f"every prompt needs at least {MIN_VALID} scored replies with a human score to fit the "
+                         "design's model")
     y, hh = np.where(obs, y, 0.0), np.where(np.isnan(h), 0.0, h)
     n_p = len(y)
     floor = 1e-9 * np.array([max(np.var(y[p][obs[p]]), 1e-12) for p in range(n_p)])
@@ -144,15 +146,24 @@ def _grid_step(seen: np.ndarray) -> float:
 def expected_correlations(scores, human, mask, scale, settings: SpreadSettings | None = None,
                           draws: int = IMPUTATIONS) -> np.ndarray:
     """``P x D``: the observed per-document correlation where ``mask`` is set, the model's
-    expected one elsewhere (module docstring); seeded by ``settings.seed``."""
+    expected one elsewhere (module docstring); seeded by ``settings.seed``. A prompt with
+    fewer than ``MIN_VALID`` valid scored replies, or a single value in all of them (a parse
+    collapse, a constant answer), is not modelled: its unscored cells stay NaN, so its
+    estimate is the mean over its own documents."""
     s = settings or SpreadSettings()
     scores, human, mask = np.asarray(scores, float), np.asarray(human, float), np.asarray(mask, bool)
     asked = np.where(mask[:, :, None], scores, np.nan)
     out = np.where(mask, document_correlations(scores, human, scale, s), np.nan)
-    fit = factor_fit(asked, human)
+    valid = ~np.isnan(asked) & ~np.isnan(human)[None]
+    modelled = np.array([v.sum() >= MIN_VALID and np.ptp(a[v]) > 0 for a, v in zip(asked, valid)])
+    if not modelled.any():
+        return out
+    fit = factor_fit(asked[modelled], human)
     rng = np.random.default_rng(s.seed)
     counted = ~np.isnan(human)
-    for p in np.flatnonzero(~mask.all(axis=1)):
+    for i, p in enumerate(np.flatnonzero(modelled)):  # i: the prompt's place in the fit
+        if mask[p].all():
+            continue
         docs = np.flatnonzero(~mask[p])
         ref = counted[mask[p]]
         invalid = float(np.isnan(scores[p][mask[p]][ref]).mean())
@@ -160,8 +171,8 @@ def expected_correlations(scores, human, mask, scale, settings: SpreadSettings |
         z = fit.z_mean[docs] + np.sqrt(fit.z_var[docs]) * rng.standard_normal(shape)
         seen = scores[p][mask[p]]
         step = _grid_step(seen)
-        noise2 = max(fit.sigma2[p] - step ** 2 / 12, 0.0)  # Sheppard: the rounding's share of the noise
-        sim = (fit.alpha[p] + fit.gamma[p] * human[docs] + fit.beta[p] * z
+        noise2 = max(fit.sigma2[i] - step ** 2 / 12, 0.0)  # Sheppard: the rounding's share of the noise
+        sim = (fit.alpha[i] + fit.gamma[i] * human[docs] + fit.beta[i] * z
                + np.sqrt(noise2) * rng.standard_normal(shape))
         if step > 0:  # onto the prompt's grid, within the range of values it gave
             lo = np.nanmin(seen)

@@ -129,6 +129,19 @@ def test_constrained_bayes_pulls_the_estimates_together_by_hand():
     assert _shrunk_quantiles(np.arange(5.0), 3.0, SpreadSettings())["shrink"] == 0.0  # all noise: the mean
 
 
+def test_a_prompt_with_no_valid_reply_keeps_its_own_documents_and_the_others_are_still_modelled():
+    scores, human, _ = grid(4, 40, 16, [0.4, 0.5, 0.6, 0.7], noise=0.3, seed=3)
+    scores[2] = np.nan  # a parse collapse: every reply of the third prompt invalid
+    mask = assign(40, 4, 2)
+    cells = document_correlations(scores, human, (1, 5), SpreadSettings())  # invalid -> the worst answers
+    est = prompt_estimates(scores, human, mask, (1, 5), SpreadSettings())
+    assert est[2] == pytest.approx(cells[2][mask[2]].mean())  # its own 20 documents only
+    assert est[2] < -0.5  # the worst answers run against the human scores
+    assert np.isnan(expected_correlations(scores, human, mask, (1, 5), SpreadSettings())[2][~mask[2]]).all()
+    full = cells.mean(axis=1)
+    assert np.abs(np.delete(est - full, 2)).max() < 0.06
+
+
 def test_additive_fit_recovers_exact_prompt_and_document_effects():
     a = np.array([0.1, -0.2, 0.3, -0.2])
     b = np.linspace(-0.3, 0.3, 12)
