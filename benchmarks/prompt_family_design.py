@@ -70,7 +70,7 @@ def main(argv=None) -> None:
             print(f"noise {noise} draw {draw}: full grid " + " ".join(f"{k} {full[k]:.3f}" for k in KEYS)
                   + " | design " + " ".join(f"{k} {est[k]:.3f}" for k in KEYS)
                   + f" | max |diff| {diff:.3f} | shrink {est['shrink']:.2f} | requests {est['requests_ratio']:.2f}x")
-        print(f"noise {noise}: {a.prompts} prompts x {a.docs} docs x {a.systems} systems, {a.per_document} prompts "
+        print(f"noise {noise}: {a.prompts} prompts x {a.docs} docs x {a.systems} systems, {a.per_document:g} prompts "
               f"per document: |diff| of a quantile median {np.median(each):.3f}; max |diff| of a draw median {np.median(worst):.3f}, max {np.max(worst):.3f}; "
               f"within 0.02 in {sum(d <= 0.02 for d in worst)} of {len(worst)} draws; "
               f"the full grid's own bootstrap SD of a quantile (95 % interval / 3.92) median {np.median(own):.3f}; "
