@@ -1,33 +1,53 @@
 """The subset design: a family's quantiles at a few times the cost of one prompt
 (definitions: docs/robustness.md, "The subset design").
 
-**Assignment.** Documents are sorted by a stratification key known before any request
-(the pipeline's: the article's length) and cut into blocks of ``P // k`` consecutive
-documents; in each block a seeded random permutation of the prompts, the least used so
-far first, is dealt out, ``k`` prompts to a document (so the prompts' counts differ by at
-most one). Every document is scored by ``k`` prompts, every prompt at most
-once per block, so about ``k D / P`` documents spread over the key's whole range
-(stratified sampling), and the random permutations connect every pair of prompts through
-shared documents (a near-balanced incomplete block design; a fixed cyclic deal would make
-a chain whose far ends are compared through many documents' noise). The requests are
-``k`` times those of one prompt over the dataset (``k = prompts_per_document``; 2 by
-default, PromptEval's "about twice").
+**Assignment** (:mod:`.assignment`). Documents are sorted by a stratification key known
+before any request (the pipeline's: the article's length); each document gets ``k``
+prompts (``k = prompts_per_document``; a fractional ``k`` such as 2.5 alternates the floor
+and the ceiling), dealt from seeded random permutations of the prompts, the least used so
+far first, a fresh permutation when the current one runs out (so every prompt scores at
+most once per block of consecutive documents, the prompts' counts differ by at most one,
+every prompt's documents spread over the key's whole range, and the random deals connect
+every pair of prompts through shared documents). The requests are ``k`` times those of one
+prompt over the dataset.
 
-**Estimator** (the sample level, the mean over documents of per-document correlations,
-which is additive over documents). Borrowing strength across prompts and documents with
-an additive model, in the spirit of PromptEval (Maia Polo et al. 2024): every scored cell's
-per-document correlation is ``c_pd = mu + a_p + b_d + e_pd``, fitted by least squares on
-the scored cells (the design is connected, so every ``mu + a_p + b_d`` is identified).
-Prompt ``p``'s full-grid correlation is estimated by ``r^_p = mu + a_p + mean_d b_d``,
-with variance ``s2_p`` from the fit (``sigma^2 L_p (X'X)^+ L_p'``). The ``r^_p`` carry that
-noise, which widens their spread, so before taking quantiles they are pulled towards
+**Estimator** (the sample level: the mean over documents of per-document correlations).
+It borrows strength at the level of the summaries, as PromptEval (Maia Polo et al. 2024)
+does, with a one-factor model of every prompt's scores beside the human score:
+
+    y_pds = alpha_p + gamma_p h_ds + beta_p z_ds + e_pds,   z_ds ~ N(0, 1),  e_pds ~ N(0, sigma_p^2)
+
+(``h``: the human score; ``z``: the judge's view of summary ``(d, s)`` that the prompts
+share beyond it; ``alpha_p`` and the sizes of ``gamma_p``, ``beta_p``, ``sigma_p`` are each
+prompt's bias, scale use and noise), fitted by EM on the valid scored replies
+(:func:`factor_fit`). A scored cell keeps its observed per-document correlation. An
+unscored cell ``(p, d)`` gets its expected correlation under the model
+(:func:`expected_correlations`): the mean over ``IMPUTATIONS`` simulated copies of prompt
+``p``'s scores on document ``d`` (``z`` drawn from its posterior given the prompts that
+did score the document, fresh noise ``e``; scores on a grid, such as a Likert scale, put
+back on it, rounded within the range the prompt used, with the rounding's share
+``step^2 / 12`` taken out of ``sigma_p^2`` first (Sheppard's correction); each unit
+invalid at the prompt's observed invalid rate and then scored as the estimand says), each
+correlated with the human scores. Prompt ``p``'s full-grid correlation is estimated by
+the mean over documents of its cells. The estimates carry the noise of the fitted
+parameters, which widens their spread, so before taking quantiles they are pulled towards
 their mean (constrained Bayes, Louis 1984): ``r~_p = m + lam (r^_p - m)`` with
-``lam^2 = max(0, V - mean(s2) + sigma^2 / D) / V``, ``V`` the variance of the ``r^_p``
-and ``sigma^2 / D`` the noise a full-grid prompt's own correlation keeps. The family's
-quantiles are those of the ``r~_p``. The system and dataset levels are not additive over
-documents: the design gives no estimate there (NaN; they need the full grid).
+``lam^2 = max(0, V - mean_p(s2_p) + sigma^2 / D) / V``, ``V`` the estimates' variance,
+``s2_p`` the delete-a-group jackknife variance (``JACKKNIFE_GROUPS`` interleaved groups of
+documents) of ``r^_p - mean_q r^_q``, and ``sigma^2 / D`` what of it the full grid's own
+correlations keep (``sigma^2``: the residual variance of the scored cells' correlations
+after prompt and document effects, :func:`additive_fit`). The system and dataset levels
+are not additive over documents: the design gives no estimate there (NaN; they need the
+full grid).
+
+:func:`additive_fit` is the estimator this one replaced (per-document correlations
+``c_pd = mu + a_p + b_d + e``, blind to a prompt-by-document interaction on unscored
+cells); ``benchmarks/prompt_family_design.py --estimator additive`` measures it.
 """
 from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -35,23 +55,187 @@ from ..stats.matrix import LEVELS, _pairwise, corr_last
 from .assignment import assign, requests_ratio  # noqa: F401 (the design's assignment, re-exported)
 from .spread import SpreadSettings, family_quantiles, scored_matrix
 
+JACKKNIFE_GROUPS = 10  # delete-a-group jackknife of the estimates' noise
+MIN_VALID = 4  # valid scored replies a prompt needs to be modelled
+IMPUTATIONS = 100  # simulated copies of an unscored cell, averaged into its expected correlation
+
 
 def document_correlations(scores: np.ndarray, human: np.ndarray, scale, settings: SpreadSettings) -> np.ndarray:
-    """``P x D``: each prompt's correlation with the reference on each document (over its
+    """``... x D``: each matrix's correlation with the reference on each document (over its
     systems; an undefined one counts as 0 or NaN per ``settings.undefined``, as in the
-    sample level)."""
+    sample level). ``scores``: ``... x D x S``, any leading axes (prompts, imputations)."""
     s = settings
-    out = []
-    for m in scores:
-        x = scored_matrix(m, human, scale, s.method, "sample") if s.estimand == "scored" else m
-        r = corr_last(*_pairwise(x, human), s.method)[0]
-        out.append(np.where(np.isnan(r), 0.0, r) if s.undefined == "zero" else r)
-    return np.stack(out)
+    x = np.asarray(scores, float)
+    if s.estimand == "scored":  # invalid units scored as the leaderboard scores them (sample level)
+        x = scored_matrix(x, human, scale, s.method, "sample")
+    r = corr_last(*_pairwise(x, np.broadcast_to(human, x.shape)), s.method)[0]
+    return np.where(np.isnan(r), 0.0, r) if s.undefined == "zero" else r
+
+
+@dataclass(frozen=True)
+class FactorFit:
+    """The fitted one-factor model (module docstring): per prompt ``alpha``, ``gamma``,
+    ``beta``, ``sigma2``; per summary (``D x S``) the posterior mean ``z_mean`` and variance
+    ``z_var`` of ``z`` given the scored replies; ``iterations`` of EM."""
+    alpha: np.ndarray
+    gamma: np.ndarray
+    beta: np.ndarray
+    sigma2: np.ndarray
+    z_mean: np.ndarray
+    z_var: np.ndarray
+    iterations: int
+
+
+def _posterior(y, h, obs, alpha, gamma, beta, sigma2):
+    resid = np.where(obs, y - alpha[:, None, None] - gamma[:, None, None] * h, 0.0)
+    precision = 1 + (obs * (beta ** 2 / sigma2)[:, None, None]).sum(axis=0)
+    mean = (obs * (beta / sigma2)[:, None, None] * resid).sum(axis=0) / precision
+    return mean, 1 / precision
+
+
+def factor_fit(scores, human, max_iter: int = 500, tol: float = 1e-7) -> FactorFit:
+    """EM for ``y_pds = alpha_p + gamma_p h_ds + beta_p z_ds + e_pds`` on the non-NaN cells of
+    ``scores`` (``P x D x S``) with ``human`` (``D x S``). E-step: each summary's ``z``
+    posterior given its scored replies (normal). M-step: per prompt, the least-squares
+    ``alpha, gamma, beta`` on ``(1, h, E z)`` with ``E z^2 = mean^2 + var``, and ``sigma2``
+    the mean expected squared residual (floored at 1e-9 of the prompt's score variance)."""
+    y, h = np.asarray(scores, float), np.asarray(human, float)
+    obs = ~np.isnan(y) & ~np.isnan(h)[None]
+    if (obs.sum(axis=(1, 2)) < MIN_VALID).any():
+        raise ValueError(f"every prompt needs at least {MIN_VALID} scored replies with a human score to fit the "
+                         "design's model")
+    y, hh = np.where(obs, y, 0.0), np.where(np.isnan(h), 0.0, h)
+    n_p = len(y)
+    floor = 1e-9 * np.array([max(np.var(y[p][obs[p]]), 1e-12) for p in range(n_p)])
+    alpha, gamma = np.zeros(n_p), np.zeros(n_p)
+    for p in range(n_p):  # start: each prompt on the human score alone, its residual split half and half
+        x = np.c_[np.ones(obs[p].sum()), hh[obs[p]]]
+        alpha[p], gamma[p] = np.linalg.lstsq(x, y[p][obs[p]], rcond=None)[0]
+    resid = np.array([np.var(y[p][obs[p]] - alpha[p] - gamma[p] * hh[obs[p]]) for p in range(n_p)])
+    beta, sigma2 = np.sqrt(resid / 2), np.maximum(resid / 2, floor)
+    for it in range(1, max_iter + 1):
+        mean, var = _posterior(y, hh, obs, alpha, gamma, beta, sigma2)
+        old = np.r_[alpha, gamma, beta, sigma2]
+        for p in range(n_p):
+            o = obs[p]
+            yo, ho, mo = y[p][o], hh[o], mean[o]
+            xtx = np.array([[o.sum(), ho.sum(), mo.sum()], [ho.sum(), ho @ ho, ho @ mo],
+                            [mo.sum(), ho @ mo, mo @ mo + var[o].sum()]])
+            xty = np.array([yo.sum(), ho @ yo, mo @ yo])
+            theta = np.linalg.lstsq(xtx, xty, rcond=None)[0]
+            alpha[p], gamma[p], beta[p] = theta
+            sigma2[p] = max((yo @ yo - 2 * theta @ xty + theta @ xtx @ theta) / o.sum(), floor[p])
+        if np.max(np.abs(np.r_[alpha, gamma, beta, sigma2] - old)) < tol:
+            break
+    mean, var = _posterior(y, hh, obs, alpha, gamma, beta, sigma2)
+    return FactorFit(alpha, gamma, beta, sigma2, mean, var, it)
+
+
+def _grid_step(seen: np.ndarray) -> float:
+    """The step of the grid a prompt's scores lie on (1 for a 1-5 Likert scale, 0.25 for means
+    of four replies): the smallest gap between its distinct values, when every gap is a whole
+    multiple of it; 0 when they lie on no grid (continuous scores) or take one value."""
+    support = np.unique(seen[~np.isnan(seen)])
+    if len(support) < 2:
+        return 0.0
+    gaps = np.diff(support)
+    step = float(gaps.min())
+    return step if np.allclose(gaps / step, np.round(gaps / step), atol=1e-6) else 0.0
+
+
+def expected_correlations(scores, human, mask, scale, settings: SpreadSettings | None = None,
+                          draws: int = IMPUTATIONS) -> np.ndarray:
+    """``P x D``: the observed per-document correlation where ``mask`` is set, the model's
+    expected one elsewhere (module docstring); seeded by ``settings.seed``. A prompt with
+    fewer than ``MIN_VALID`` valid scored replies, or a single value in all of them (a parse
+    collapse, a constant answer), is not modelled: its unscored cells stay NaN, so its
+    estimate is the mean over its own documents."""
+    s = settings or SpreadSettings()
+    scores, human, mask = np.asarray(scores, float), np.asarray(human, float), np.asarray(mask, bool)
+    asked = np.where(mask[:, :, None], scores, np.nan)
+    out = np.where(mask, document_correlations(scores, human, scale, s), np.nan)
+    valid = ~np.isnan(asked) & ~np.isnan(human)[None]
+    modelled = np.array([v.sum() >= MIN_VALID and np.ptp(a[v]) > 0 for a, v in zip(asked, valid)])
+    if not modelled.any():
+        return out
+    fit = factor_fit(asked[modelled], human)
+    rng = np.random.default_rng(s.seed)
+    counted = ~np.isnan(human)
+    for i, p in enumerate(np.flatnonzero(modelled)):  # i: the prompt's place in the fit
+        if mask[p].all():
+            continue
+        docs = np.flatnonzero(~mask[p])
+        ref = counted[mask[p]]
+        invalid = float(np.isnan(scores[p][mask[p]][ref]).mean())
+        shape = (draws, len(docs), human.shape[1])
+        z = fit.z_mean[docs] + np.sqrt(fit.z_var[docs]) * rng.standard_normal(shape)
+        seen = scores[p][mask[p]]
+        step = _grid_step(seen)
+        noise2 = max(fit.sigma2[i] - step ** 2 / 12, 0.0)  # Sheppard: the rounding's share of the noise
+        sim = (fit.alpha[i] + fit.gamma[i] * human[docs] + fit.beta[i] * z
+               + np.sqrt(noise2) * rng.standard_normal(shape))
+        if step > 0:  # onto the prompt's grid, within the range of values it gave
+            lo = np.nanmin(seen)
+            sim = np.clip(lo + step * np.round((sim - lo) / step), lo, np.nanmax(seen))
+        sim[rng.random(shape) < invalid] = np.nan
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a document undefined in every draw ("skip")
+            out[p, docs] = np.nanmean(document_correlations(sim, human[docs], scale, s), axis=0)
+    return out
+
+
+def prompt_estimates(scores, human, mask, scale, settings: SpreadSettings) -> np.ndarray:
+    """Each prompt's estimated full-grid sample-level correlation: the mean over documents of
+    :func:`expected_correlations` (defined documents only under ``undefined: skip``)."""
+    cells = expected_correlations(scores, human, mask, scale, settings)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.nanmean(cells, axis=1)
+
+
+def jackknife_variance(scores, human, mask, scale, settings: SpreadSettings, groups: int = JACKKNIFE_GROUPS):
+    """Per prompt: the delete-a-group jackknife variance of its estimate less the family's
+    mean estimate (documents in ``groups`` interleaved groups; the mean taken out, as a
+    shift shared by every prompt moves no quantile's place among the prompts)."""
+    n_d = mask.shape[1]
+    reps = []
+    for g in range(groups):
+        keep = np.arange(n_d) % groups != g
+        est = prompt_estimates(scores[:, keep], human[keep], mask[:, keep], scale, settings)
+        reps.append(est - est.mean())
+    reps = np.array(reps)
+    return (groups - 1) / groups * ((reps - reps.mean(axis=0)) ** 2).sum(axis=0)
+
+
+def estimate(scores, human, mask, scale: tuple[float, float], settings: SpreadSettings | None = None) -> list[dict]:
+    """Per level: the family's quantiles from a subset design (module docstring; NaN at
+    the system and dataset levels).
+
+    ``scores``: ``P x D x S``, read only where ``mask`` (``P x D``) is set (NaN there:
+    an invalid reply)."""
+    s = settings or SpreadSettings()
+    scores, human, mask = np.asarray(scores, float), np.asarray(human, float), np.asarray(mask, bool)
+    est = prompt_estimates(scores, human, mask, scale, s)
+    var = jackknife_variance(scores, human, mask, scale, s)
+    _, _, sigma2 = additive_fit(document_correlations(scores, human, scale, s), mask)
+    sample = _shrunk_quantiles(est, float(np.mean(var)) - sigma2 / mask.shape[1], s)
+    blank = {k: np.nan for k in sample}
+    return [{"level": lv, **(sample if lv == "sample" else blank), "requests_ratio": requests_ratio(mask)}
+            for lv in LEVELS]
+
+
+def _shrunk_quantiles(est: np.ndarray, excess_noise: float, s: SpreadSettings) -> dict:
+    """Constrained Bayes (Louis 1984): ``r~ = m + lam (r^ - m)``, ``lam^2 = max(0, V - excess) / V``."""
+    mean, var = float(np.mean(est)), float(np.var(est, ddof=1))
+    lam = float(np.sqrt(max(0.0, var - excess_noise) / var)) if var > 0 else 0.0
+    q = family_quantiles(mean + lam * (est - mean), s.quantiles)
+    return {**{f"q{round(k * 100):02d}": float(v) for k, v in zip(s.quantiles, q)}, "shrink": lam}
 
 
 def additive_fit(cells: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
-    """Least squares of ``c_pd = mu + a_p + b_d`` on the cells of ``mask`` (NaN cells left
-    out): per prompt ``mu + a_p + mean_d b_d`` and its variance, and the residual variance."""
+    """The replaced estimator (module docstring): least squares of ``c_pd = mu + a_p + b_d``
+    on the cells of ``mask`` (NaN cells left out): per prompt ``mu + a_p + mean_d b_d`` and
+    its variance, and the residual variance."""
     n_p, n_d = mask.shape
     pp, dd = np.nonzero(mask & ~np.isnan(cells))
     x = np.zeros((len(pp), 1 + n_p + n_d))
@@ -74,24 +258,11 @@ def additive_fit(cells: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.nd
     return lin @ beta, var, sigma2
 
 
-def estimate(scores, human, mask, scale: tuple[float, float], settings: SpreadSettings | None = None) -> list[dict]:
-    """Per level: the family's quantiles from a subset design (module docstring; NaN at
-    the system and dataset levels).
-
-    ``scores``: ``P x D x S``, read only where ``mask`` (``P x D``) is set (NaN there:
-    an invalid reply)."""
+def estimate_additive(scores, human, mask, scale: tuple[float, float], settings: SpreadSettings | None = None) -> dict:
+    """The replaced estimator's sample-level quantiles (for the benchmark's before/after):
+    :func:`additive_fit`, then constrained Bayes with ``excess = mean(var) - sigma^2 / D``."""
     s = settings or SpreadSettings()
-    scores, human, mask = np.asarray(scores, float), np.asarray(human, float), np.asarray(mask, bool)
+    mask = np.asarray(mask, bool)
     est, var, sigma2 = additive_fit(document_correlations(scores, human, scale, s), mask)
-    n_docs = mask.shape[1]
-    sample = _shrunk_quantiles(est, float(np.mean(var)) - sigma2 / n_docs, s)
-    blank = {k: np.nan for k in sample}
-    return [{"level": lv, **(sample if lv == "sample" else blank), "requests_ratio": requests_ratio(mask)}
-            for lv in LEVELS]
-
-
-def _shrunk_quantiles(est: np.ndarray, excess_noise: float, s: SpreadSettings) -> dict:
-    mean, var = float(np.mean(est)), float(np.var(est, ddof=1))
-    lam = float(np.sqrt(max(0.0, var - excess_noise) / var)) if var > 0 else 0.0
-    q = family_quantiles(mean + lam * (est - mean), s.quantiles)
-    return {**{f"q{round(k * 100):02d}": float(v) for k, v in zip(s.quantiles, q)}, "shrink": lam}
+    return {**_shrunk_quantiles(est, float(np.mean(var)) - sigma2 / mask.shape[1], s),
+            "requests_ratio": requests_ratio(mask)}

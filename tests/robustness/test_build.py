@@ -85,6 +85,8 @@ def test_families_read_the_config_and_the_folder(tmp_path):
     assert fam.templates == ("one", "ten", "two") and fam.per_document == 2 and fam.requests_ratio() == 2.0
     assert fam.spec("ten").likert_scale == (1, 10) and fam.spec("one").likert_scale == (1, 5)
     assert to_scale([1, 10, 5.5], (1, 10), (1, 5)) == pytest.approx([1, 5, 3])
+    cfg["prompt_families"]["f"]["design"] = {"prompts_per_document": 2.5}  # the 2.5x budget
+    assert families(cfg)["f"].per_document == 2.5 and families(cfg)["f"].requests_ratio() == 2.5
     cfg["prompt_families"]["f"]["scales"] = {"eleven": [1, 11]}
     with pytest.raises(ValueError, match="scales names no template of .*: eleven"):
         families(cfg)
