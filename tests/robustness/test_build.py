@@ -45,6 +45,7 @@ def test_full_grid_tables_equal_the_spread_of_the_same_scores_and_map_a_ten_poin
     assert set(summary["requests_ratio"]) == {4.0}
 
 
+@pytest.mark.slow  # the design estimator on every dimension: about 15 s on a quiet machine, 2 min under load
 def test_design_tables_read_only_each_templates_documents():
     scores, human, _ = grid(n_prompts=6, n_docs=18, weights=np.linspace(0.2, 0.8, 6), seed=6)
     frame = _human(human)

@@ -168,6 +168,7 @@ def test_design_quantiles_follow_the_full_grid_at_twice_the_requests():
     assert np.median(diffs) < 0.03 and max(diffs) < 0.08
 
 
+@pytest.mark.slow  # several EM fits and a jackknife: 8-16 s on a quiet machine
 def test_design_with_equal_prompts_finds_about_the_full_grids_narrow_spread():
     s = SpreadSettings(resamples=20)
     for seed in range(3):
