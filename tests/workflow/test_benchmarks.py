@@ -61,6 +61,8 @@ SMALLEST = {
     "embedded_split.py": (["--judge", "qwen-0.5b", "--systems", "2", "--no-server", "--no-plain",
                            "--data", "absent.parquet"],
                           [r"limit \(bare llama.cpp loop\): \{\"pp_tok_s\": [\d.]+", r"with logprobs: \{\"units\": 2"]),
+    "issue40_before_after.py": (["compare", "tests/fixtures/leaderboard_before", "tests/fixtures/leaderboard_before"],
+                                [r"## cells\.csv: rows 60 -> 60", r"## pairs\.csv: rows 12 -> 12; keys \['column', 'a', 'b'\]"]),
     "weighted_scores.py": (["--judge", "qwen-0.5b", "--docs", "1", "--systems", "2", "--no-logits-all"],
                            [r"\nweighted\s+[\d.]+\s+[\d.]+", r"\ninteger\s+[\d.]+\s+1\.00"]),
 }
