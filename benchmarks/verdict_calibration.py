@@ -373,7 +373,7 @@ def sides_markdown(m: dict) -> str:
 def close_markdown(close: pd.DataFrame) -> str:
     """"Close to the humans" at each margin: per dataset and level, the held-out and the
     exchangeable annotators (power) and the worst uninformative kind (type-I error)."""
-    head = " | ".join(f"{m}" for m in rates.MARGINS)
+    head = " / ".join(f"{m}" for m in rates.MARGINS)
     lines = [f"| dataset | level | held-out annotators close at margin {head} | exchangeable annotator close "
              f"at margin {head} | uninformative judges close (worst kind) at margin {head} |", "|---|---|---|---|---|"]
     for (ds, lv_), d in close.groupby(["dataset", "level"]):
