@@ -19,8 +19,8 @@ include: "workflow/rules/metrics.smk"
 include: "workflow/rules/judge.smk"
 include: "workflow/rules/jury.smk"
 include: "workflow/rules/savings.smk"  # before the tables stage: the leaderboard reads its ledger
-include: "workflow/rules/robustness.smk"  # not part of `all`: `snakemake robustness`; before the tables stage:
-                                          # the leaderboard reads its families (leaderboard.families)
+# robustness: not part of `all` (`snakemake robustness`); before the tables stage: the leaderboard reads its families
+include: "workflow/rules/robustness.smk"
 include: "workflow/rules/tables.smk"
 include: "workflow/rules/closing.smk"  # the pages to open and the verdict, when the run ends well
 # after every stage, as they read every rule: each rule's need before any job, and its code digest
