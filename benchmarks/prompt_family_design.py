@@ -5,8 +5,8 @@ A stand-in judge with known prompt effects (tests/support/prompt_grid.py: each p
 weight on the truth drawn uniformly from ``--weights``) scores every unit with every
 prompt (the full grid). The design keeps the cells of ``assign`` (each document scored by
 ``--per-document`` prompts) and estimates the family's 10th, 50th and 90th percentiles at
-the sample level; the script prints them beside the full grid's, their largest absolute
-difference per draw, the requests used over those of one prompt on every unit, and the full grid's own
+each level (sample, system, dataset; the additive estimator: sample only); the script prints
+them beside the full grid's, per level, their largest absolute difference per draw, the requests used over those of one prompt on every unit, and the full grid's own
 sampling error of its quantiles (the width of its document-bootstrap 95 % interval / 3.92).
 
     .venv/bin/python benchmarks/prompt_family_design.py                  # 12 prompts, 100 docs, 10 draws
@@ -30,6 +30,7 @@ from support.prompt_grid import grid
 
 from sumjudge.robustness.design import assign, estimate, estimate_additive
 from sumjudge.robustness.spread import SpreadSettings, spread
+from sumjudge.stats.matrix import LEVELS
 
 KEYS = ("q10", "q50", "q90")
 
@@ -52,29 +53,34 @@ def main(argv=None) -> None:
     ap.add_argument("--resamples", type=int, default=50, help="bootstrap resamples of the full grid's spread")
     a = ap.parse_args(argv)
     s = SpreadSettings(resamples=a.resamples)
+    levels = LEVELS if a.estimator == "summary" else ("sample",)  # the additive estimator: sample level only
     for noise in a.noise:
-        worst, each, own, start = [], [], [], time.process_time()
+        worst, each, own = ({lv: [] for lv in levels} for _ in range(3))
+        start = time.process_time()
         for draw in range(a.draws):
             rng = np.random.default_rng(1000 + draw)
             w = rng.uniform(*a.weights, a.prompts)
             bias, stretch = rng.normal(0, a.bias, a.prompts), np.exp(rng.normal(0, a.scale_use, a.prompts))
             scores, human, _ = grid(a.prompts, a.docs, a.systems, w, noise=noise, seed=draw, bias=bias, stretch=stretch)
-            full = spread(scores, human, (1, 5), s)[0][0]
+            full = {r["level"]: r for r in spread(scores, human, (1, 5), s)[0]}
             mask = assign(a.docs, a.prompts, a.per_document, key=np.nanmean(human, axis=1))
-            est = (estimate(scores, human, mask, (1, 5), s)[0] if a.estimator == "summary"
-                   else estimate_additive(scores, human, mask, (1, 5), s))
-            each += [abs(full[k] - est[k]) for k in KEYS]
-            own += [(full[f"{k}_high"] - full[f"{k}_low"]) / 3.92 for k in KEYS]  # the full grid's bootstrap SD
-            diff = max(each[-3:])
-            worst.append(diff)
-            print(f"noise {noise} draw {draw}: full grid " + " ".join(f"{k} {full[k]:.3f}" for k in KEYS)
-                  + " | design " + " ".join(f"{k} {est[k]:.3f}" for k in KEYS)
-                  + f" | max |diff| {diff:.3f} | shrink {est['shrink']:.2f} | requests {est['requests_ratio']:.2f}x")
-        print(f"noise {noise}: {a.prompts} prompts x {a.docs} docs x {a.systems} systems, {a.per_document:g} prompts "
-              f"per document: |diff| of a quantile median {np.median(each):.3f}; max |diff| of a draw median {np.median(worst):.3f}, max {np.max(worst):.3f}; "
-              f"within 0.02 in {sum(d <= 0.02 for d in worst)} of {len(worst)} draws; "
-              f"the full grid's own bootstrap SD of a quantile (95 % interval / 3.92) median {np.median(own):.3f}; "
-              f"{time.process_time() - start:.1f} s CPU")
+            est = ({r["level"]: r for r in estimate(scores, human, mask, (1, 5), s)} if a.estimator == "summary"
+                   else {"sample": estimate_additive(scores, human, mask, (1, 5), s)})
+            for lv in levels:
+                f, e = full[lv], est[lv]
+                each[lv] += [abs(f[k] - e[k]) for k in KEYS]
+                own[lv] += [(f[f"{k}_high"] - f[f"{k}_low"]) / 3.92 for k in KEYS]  # the full grid's bootstrap SD
+                worst[lv].append(max(each[lv][-3:]))
+                print(f"noise {noise} draw {draw} {lv}: full grid " + " ".join(f"{k} {f[k]:.3f}" for k in KEYS)
+                      + " | design " + " ".join(f"{k} {e[k]:.3f}" for k in KEYS)
+                      + f" | max |diff| {worst[lv][-1]:.3f} | shrink {e['shrink']:.2f} | requests {e['requests_ratio']:.2f}x")
+        for lv in levels:
+            print(f"noise {noise} {lv}: {a.prompts} prompts x {a.docs} docs x {a.systems} systems, {a.per_document:g} "
+                  f"prompts per document: |diff| of a quantile median {np.median(each[lv]):.3f}; max |diff| of a draw "
+                  f"median {np.median(worst[lv]):.3f}, max {np.max(worst[lv]):.3f}; within 0.02 in "
+                  f"{sum(d <= 0.02 for d in worst[lv])} of {len(worst[lv])} draws; the full grid's own bootstrap SD "
+                  f"of a quantile (95 % interval / 3.92) median {np.median(own[lv]):.3f}")
+        print(f"noise {noise}: {time.process_time() - start:.1f} s CPU")
 
 
 if __name__ == "__main__":

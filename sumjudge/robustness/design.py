@@ -11,8 +11,7 @@ every prompt's documents spread over the key's whole range, and the random deals
 every pair of prompts through shared documents). The requests are ``k`` times those of one
 prompt over the dataset.
 
-**Estimator** (the sample level: the mean over documents of per-document correlations).
-It borrows strength at the level of the summaries, as PromptEval (Maia Polo et al. 2024)
+**Estimator** (every level, from one fitted model and one set of simulated copies). It borrows strength at the level of the summaries, as PromptEval (Maia Polo et al. 2024)
 does, with a one-factor model of every prompt's scores beside the human score:
 
     y_pds = alpha_p + gamma_p h_ds + beta_p z_ds + e_pds,   z_ds ~ N(0, 1),  e_pds ~ N(0, sigma_p^2)
@@ -20,25 +19,34 @@ does, with a one-factor model of every prompt's scores beside the human score:
 (``h``: the human score; ``z``: the judge's view of summary ``(d, s)`` that the prompts
 share beyond it; ``alpha_p`` and the sizes of ``gamma_p``, ``beta_p``, ``sigma_p`` are each
 prompt's bias, scale use and noise), fitted by EM on the valid scored replies
-(:func:`factor_fit`). A scored cell keeps its observed per-document correlation. An
-unscored cell ``(p, d)`` gets its expected correlation under the model
-(:func:`expected_correlations`): the mean over ``IMPUTATIONS`` simulated copies of prompt
-``p``'s scores on document ``d`` (``z`` drawn from its posterior given the prompts that
-did score the document, fresh noise ``e``; scores on a grid, such as a Likert scale, put
-back on it, rounded within the range the prompt used, with the rounding's share
-``step^2 / 12`` taken out of ``sigma_p^2`` first (Sheppard's correction); each unit
-invalid at the prompt's observed invalid rate and then scored as the estimand says), each
-correlated with the human scores. Prompt ``p``'s full-grid correlation is estimated by
-the mean over documents of its cells. The estimates carry the noise of the fitted
-parameters, which widens their spread, so before taking quantiles they are pulled towards
-their mean (constrained Bayes, Louis 1984): ``r~_p = m + lam (r^_p - m)`` with
-``lam^2 = max(0, V - mean_p(s2_p) + sigma^2 / D) / V``, ``V`` the estimates' variance,
-``s2_p`` the delete-a-group jackknife variance (``JACKKNIFE_GROUPS`` interleaved groups of
-documents) of ``r^_p - mean_q r^_q``, and ``sigma^2 / D`` what of it the full grid's own
-correlations keep (``sigma^2``: the residual variance of the scored cells' correlations
-after prompt and document effects, :func:`additive_fit`). The system and dataset levels
-are not additive over documents: the design gives no estimate there (NaN; they need the
-full grid).
+(:func:`factor_fit`). :func:`complete_grids` then completes every prompt's grid
+``IMPUTATIONS`` times: scored cells observed; unscored cells simulated (``z`` drawn from
+its posterior given the prompts that did score the summary, one draw per copy shared by
+every prompt; fresh noise ``e``; scores on a grid, such as a Likert scale, put back on it,
+rounded within the range the prompt used, with the rounding's share ``step^2 / 12`` taken
+out of ``sigma_p^2`` first (Sheppard's correction); each unit invalid at the prompt's
+observed invalid rate). Each level is read off those copies (:func:`level_estimates`):
+
+- sample: a scored cell keeps its observed per-document correlation, an unscored cell
+  ``(p, d)`` gets the mean over the copies of its correlation (:func:`expected_correlations`);
+  prompt ``p``'s estimate is the mean over documents of its cells;
+- system and dataset: each copy's correlation at the level, computed as the full grid
+  computes it (:func:`grid_levels`: ``stats.matrix.levels_stack``, invalid units first
+  scored per the estimand and the level by ``spread.scored_matrix``), averaged over the
+  copies (these levels are not additive over documents, so they need the whole grid).
+
+The estimates carry the noise of the fitted parameters, which widens their spread, and
+lack the noise of the unscored cells' own replies (averaged over the copies), which
+narrows it; so before taking quantiles, per level, they are moved towards or away from their
+mean (constrained Bayes, Louis 1984): ``r~_p = m + lam (r^_p - m)`` with
+``lam^2 = max(0, V - mean_p(s2_p) + K) / V``, ``V`` the estimates' variance, ``s2_p`` the
+delete-a-group jackknife variance (``JACKKNIFE_GROUPS`` interleaved groups of documents,
+the model refitted without each) of ``r^_p - mean_q r^_q``, and ``K`` what of it the full
+grid's own correlations keep: at the sample level ``sigma^2 / D`` (``sigma^2``: the residual
+variance of the scored cells' correlations after prompt and document effects,
+:func:`additive_fit`); at the system and dataset levels the same jackknife variance
+computed on ``NOISE_COPIES`` completed copies themselves, no refit (:func:`grid_noise`).
+``lam`` above 1 (``K`` larger than ``s2``) spreads the estimates out.
 
 :func:`additive_fit` is the estimator this one replaced (per-document correlations
 ``c_pd = mu + a_p + b_d + e``, blind to a prompt-by-document interaction on unscored
@@ -51,13 +59,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..stats.matrix import LEVELS, _pairwise, corr_last
+from ..stats.matrix import LEVELS, _pairwise, corr_last, levels_stack
 from .assignment import assign, requests_ratio  # noqa: F401 (the design's assignment, re-exported)
 from .spread import SpreadSettings, family_quantiles, scored_matrix
 
 JACKKNIFE_GROUPS = 10  # delete-a-group jackknife of the estimates' noise
 MIN_VALID = 4  # valid scored replies a prompt needs to be modelled
 IMPUTATIONS = 100  # simulated copies of an unscored cell, averaged into its expected correlation
+GRID_LEVELS = ("system", "dataset")  # the levels read off the completed grids
+NOISE_COPIES = 20  # completed copies on which the full grid's own jackknife variance is estimated
 
 
 def document_correlations(scores: np.ndarray, human: np.ndarray, scale, settings: SpreadSettings) -> np.ndarray:
@@ -143,90 +153,186 @@ def _grid_step(seen: np.ndarray) -> float:
     return step if np.allclose(gaps / step, np.round(gaps / step), atol=1e-6) else 0.0
 
 
-def expected_correlations(scores, human, mask, scale, settings: SpreadSettings | None = None,
-                          draws: int = IMPUTATIONS) -> np.ndarray:
-    """``P x D``: the observed per-document correlation where ``mask`` is set, the model's
-    expected one elsewhere (module docstring); seeded by ``settings.seed``. A prompt with
-    fewer than ``MIN_VALID`` valid scored replies, or a single value in all of them (a parse
-    collapse, a constant answer), is not modelled: its unscored cells stay NaN, so its
-    estimate is the mean over its own documents."""
+@dataclass(frozen=True)
+class Completed:
+    """One prompt's grid completed for the levels: ``grid`` (``n x len(docs) x S``) holds its
+    scores on the rows ``docs`` of the human matrix; ``n`` is ``draws`` simulated copies for a
+    modelled prompt with unscored documents (its scored rows the same observed ones in every
+    copy), 1 otherwise (every document scored, or a prompt not modelled: its own documents
+    only). ``simulated``: which of ``docs`` were simulated."""
+    grid: np.ndarray
+    docs: np.ndarray
+    simulated: np.ndarray
+
+
+def complete_grids(scores, human, mask, settings: SpreadSettings | None = None,
+                   draws: int = IMPUTATIONS) -> list[Completed]:
+    """Per prompt, its grid completed by the model (module docstring), seeded by
+    ``settings.seed``: unscored cells simulated (``z`` drawn once per copy from its posterior
+    and shared by every prompt, as the full grid's prompts share the summary; fresh noise;
+    put back on the prompt's grid; invalid at its observed rate), scored cells observed. A
+    prompt with fewer than ``MIN_VALID`` valid scored replies, or a single value in all of
+    them (a parse collapse, a constant answer), is not modelled: it keeps its own documents."""
     s = settings or SpreadSettings()
     scores, human, mask = np.asarray(scores, float), np.asarray(human, float), np.asarray(mask, bool)
     asked = np.where(mask[:, :, None], scores, np.nan)
-    out = np.where(mask, document_correlations(scores, human, scale, s), np.nan)
     valid = ~np.isnan(asked) & ~np.isnan(human)[None]
     modelled = np.array([v.sum() >= MIN_VALID and np.ptp(a[v]) > 0 for a, v in zip(asked, valid)])
-    if not modelled.any():
-        return out
+    own = [Completed(scores[p][mask[p]][None], np.flatnonzero(mask[p]), np.zeros(mask[p].sum(), bool))
+           for p in range(len(mask))]
+    if not modelled.any() or mask[modelled].all():
+        return own
     fit = factor_fit(asked[modelled], human)
     rng = np.random.default_rng(s.seed)
+    z = fit.z_mean + np.sqrt(fit.z_var) * rng.standard_normal((draws, *human.shape))
     counted = ~np.isnan(human)
+    out = list(own)
     for i, p in enumerate(np.flatnonzero(modelled)):  # i: the prompt's place in the fit
         if mask[p].all():
             continue
-        docs = np.flatnonzero(~mask[p])
-        ref = counted[mask[p]]
-        invalid = float(np.isnan(scores[p][mask[p]][ref]).mean())
-        shape = (draws, len(docs), human.shape[1])
-        z = fit.z_mean[docs] + np.sqrt(fit.z_var[docs]) * rng.standard_normal(shape)
+        docs = ~mask[p]
+        invalid = float(np.isnan(scores[p][mask[p]][counted[mask[p]]]).mean())
+        shape = (draws, docs.sum(), human.shape[1])
         seen = scores[p][mask[p]]
         step = _grid_step(seen)
         noise2 = max(fit.sigma2[i] - step ** 2 / 12, 0.0)  # Sheppard: the rounding's share of the noise
-        sim = (fit.alpha[i] + fit.gamma[i] * human[docs] + fit.beta[i] * z
+        sim = (fit.alpha[i] + fit.gamma[i] * human[docs] + fit.beta[i] * z[:, docs]
                + np.sqrt(noise2) * rng.standard_normal(shape))
         if step > 0:  # onto the prompt's grid, within the range of values it gave
             lo = np.nanmin(seen)
             sim = np.clip(lo + step * np.round((sim - lo) / step), lo, np.nanmax(seen))
         sim[rng.random(shape) < invalid] = np.nan
-        with np.errstate(invalid="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # a document undefined in every draw ("skip")
-            out[p, docs] = np.nanmean(document_correlations(sim, human[docs], scale, s), axis=0)
+        grid = np.repeat(scores[p][None], draws, axis=0)
+        grid[:, docs] = sim
+        out[p] = Completed(grid, np.arange(len(docs)), docs)
     return out
+
+
+def _cells(completed: list[Completed], scores, human, mask, scale, s: SpreadSettings) -> np.ndarray:
+    """``P x D`` per-document correlations: observed on scored cells, the mean over the
+    copies on simulated ones (NaN: a document the prompt has no row for)."""
+    out = np.where(mask, document_correlations(scores, human, scale, s), np.nan)
+    for p, c in enumerate(completed):
+        if c.simulated.any():
+            docs = c.docs[c.simulated]
+            with np.errstate(invalid="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # a document undefined in every copy ("skip")
+                out[p, docs] = np.nanmean(document_correlations(c.grid[:, c.simulated], human[docs], scale, s), axis=0)
+    return out
+
+
+def expected_correlations(scores, human, mask, scale, settings: SpreadSettings | None = None,
+                          draws: int = IMPUTATIONS) -> np.ndarray:
+    """``P x D``: the observed per-document correlation where ``mask`` is set, the model's
+    expected one elsewhere (the mean over :func:`complete_grids`' copies; module docstring).
+    A prompt that is not modelled keeps NaN on its unscored cells, so its estimate is the
+    mean over its own documents."""
+    s = settings or SpreadSettings()
+    scores, human, mask = np.asarray(scores, float), np.asarray(human, float), np.asarray(mask, bool)
+    return _cells(complete_grids(scores, human, mask, s, draws), scores, human, mask, scale, s)
+
+
+def grid_levels(grid: np.ndarray, human: np.ndarray, scale, s: SpreadSettings) -> dict[str, np.ndarray]:
+    """The system and dataset level of every copy of an ``n x D x S`` grid, as the full grid
+    computes them (:func:`sumjudge.stats.matrix.levels_stack`; under the ``scored`` estimand
+    invalid units first scored per level by :func:`.spread.scored_matrix`)."""
+    h = np.broadcast_to(human, grid.shape)
+    if s.estimand == "valid" or not (np.isnan(grid) & ~np.isnan(h)).any():
+        return levels_stack(grid, h, s.method, s.undefined, levels=GRID_LEVELS)
+    system = np.stack([scored_matrix(g, human, scale, s.method, "system") for g in grid])
+    dataset = scored_matrix(grid, human, scale, s.method, "dataset")
+    return {**levels_stack(system, h, s.method, s.undefined, levels=("system",)),
+            **levels_stack(dataset, h, s.method, s.undefined, levels=("dataset",))}
+
+
+def _mean(values: np.ndarray, axis=None):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all NaN: NaN
+        return np.nanmean(values, axis=axis)
+
+
+def level_estimates(scores, human, mask, scale, settings: SpreadSettings | None = None,
+                    draws: int = IMPUTATIONS) -> tuple[dict[str, np.ndarray], list[Completed]]:
+    """Each prompt's estimated full-grid correlation at every level, from one pass of
+    :func:`complete_grids`: sample, the mean over documents of :func:`expected_correlations`
+    (defined documents only under ``undefined: skip``); system and dataset, the mean over the
+    completed copies of the level's correlation (:func:`grid_levels`; copies where it is
+    undefined left out). Also returns the completed grids."""
+    s = settings or SpreadSettings()
+    scores, human, mask = np.asarray(scores, float), np.asarray(human, float), np.asarray(mask, bool)
+    completed = complete_grids(scores, human, mask, s, draws)
+    out = {"sample": _mean(_cells(completed, scores, human, mask, scale, s), axis=1)}
+    per = [grid_levels(c.grid, human[c.docs], scale, s) for c in completed]
+    for lv in GRID_LEVELS:
+        out[lv] = np.array([_mean(v[lv]) for v in per])
+    return out, completed
 
 
 def prompt_estimates(scores, human, mask, scale, settings: SpreadSettings) -> np.ndarray:
     """Each prompt's estimated full-grid sample-level correlation: the mean over documents of
     :func:`expected_correlations` (defined documents only under ``undefined: skip``)."""
-    cells = expected_correlations(scores, human, mask, scale, settings)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return np.nanmean(cells, axis=1)
+    return _mean(expected_correlations(scores, human, mask, scale, settings), axis=1)
 
 
-def jackknife_variance(scores, human, mask, scale, settings: SpreadSettings, groups: int = JACKKNIFE_GROUPS):
-    """Per prompt: the delete-a-group jackknife variance of its estimate less the family's
-    mean estimate (documents in ``groups`` interleaved groups; the mean taken out, as a
-    shift shared by every prompt moves no quantile's place among the prompts)."""
+def _jackknife(reps: np.ndarray) -> np.ndarray:
+    """Delete-a-group jackknife variance over axis 0 of replicates of ``r_p - mean_q r_q``."""
+    g = len(reps)
+    return (g - 1) / g * ((reps - _mean(reps, axis=0)) ** 2).sum(axis=0)
+
+
+def jackknife_variance(scores, human, mask, scale, settings: SpreadSettings,
+                       groups: int = JACKKNIFE_GROUPS) -> dict[str, np.ndarray]:
+    """Per level and prompt: the delete-a-group jackknife variance of its estimate less the
+    family's mean estimate (documents in ``groups`` interleaved groups, the model refitted
+    without each; the mean taken out, as a shift shared by every prompt moves no quantile's
+    place among the prompts)."""
     n_d = mask.shape[1]
-    reps = []
+    reps = {lv: [] for lv in LEVELS}
     for g in range(groups):
         keep = np.arange(n_d) % groups != g
-        est = prompt_estimates(scores[:, keep], human[keep], mask[:, keep], scale, settings)
-        reps.append(est - est.mean())
-    reps = np.array(reps)
-    return (groups - 1) / groups * ((reps - reps.mean(axis=0)) ** 2).sum(axis=0)
+        est, _ = level_estimates(scores[:, keep], human[keep], mask[:, keep], scale, settings)
+        for lv in LEVELS:
+            reps[lv].append(est[lv] - _mean(est[lv]))
+    return {lv: _jackknife(np.array(r)) for lv, r in reps.items()}
+
+
+def grid_noise(completed: list[Completed], human, scale, settings: SpreadSettings,
+               groups: int = JACKKNIFE_GROUPS, copies: int = NOISE_COPIES) -> dict[str, float]:
+    """At the system and dataset levels: what of the jackknife variance the full grid's own
+    correlations keep, estimated on the completed grids: per copy (the first ``copies``),
+    the same delete-a-group jackknife variance of ``r_p - mean_q r_q`` with ``r_p`` the
+    level's correlation of prompt ``p``'s completed grid (no refit: the copy stands for a
+    full grid), averaged over the prompts and the copies."""
+    draws = min(max(len(c.grid) for c in completed), copies)
+    reps = {lv: np.full((groups, len(completed), draws), np.nan) for lv in GRID_LEVELS}
+    for g in range(groups):
+        for p, c in enumerate(completed):
+            keep = c.docs % groups != g
+            got = grid_levels(c.grid[:draws, keep], human[c.docs[keep]], scale, settings)
+            for lv in reps:
+                reps[lv][g, p] = got[lv]  # one copy (nothing simulated): the same in every copy
+    return {lv: float(_mean(_jackknife(r - _mean(r, axis=1)[:, None]))) for lv, r in reps.items()}
 
 
 def estimate(scores, human, mask, scale: tuple[float, float], settings: SpreadSettings | None = None) -> list[dict]:
-    """Per level: the family's quantiles from a subset design (module docstring; NaN at
-    the system and dataset levels).
+    """Per level: the family's quantiles from a subset design (module docstring).
 
     ``scores``: ``P x D x S``, read only where ``mask`` (``P x D``) is set (NaN there:
     an invalid reply)."""
     s = settings or SpreadSettings()
     scores, human, mask = np.asarray(scores, float), np.asarray(human, float), np.asarray(mask, bool)
-    est = prompt_estimates(scores, human, mask, scale, s)
+    est, completed = level_estimates(scores, human, mask, scale, s)
     var = jackknife_variance(scores, human, mask, scale, s)
     _, _, sigma2 = additive_fit(document_correlations(scores, human, scale, s), mask)
-    sample = _shrunk_quantiles(est, float(np.mean(var)) - sigma2 / mask.shape[1], s)
-    blank = {k: np.nan for k in sample}
-    return [{"level": lv, **(sample if lv == "sample" else blank), "requests_ratio": requests_ratio(mask)}
-            for lv in LEVELS]
+    kept = {"sample": sigma2 / mask.shape[1], **grid_noise(completed, human, scale, s)}
+    return [{"level": lv, **_shrunk_quantiles(est[lv], float(_mean(var[lv])) - kept[lv], s),
+             "requests_ratio": requests_ratio(mask)} for lv in LEVELS]
 
 
 def _shrunk_quantiles(est: np.ndarray, excess_noise: float, s: SpreadSettings) -> dict:
     """Constrained Bayes (Louis 1984): ``r~ = m + lam (r^ - m)``, ``lam^2 = max(0, V - excess) / V``."""
-    mean, var = float(np.mean(est)), float(np.var(est, ddof=1))
+    est = np.asarray(est, float)
+    mean, var = float(_mean(est)), float(np.nanvar(est, ddof=1))
     lam = float(np.sqrt(max(0.0, var - excess_noise) / var)) if var > 0 else 0.0
     q = family_quantiles(mean + lam * (est - mean), s.quantiles)
     return {**{f"q{round(k * 100):02d}": float(v) for k, v in zip(s.quantiles, q)}, "shrink": lam}

@@ -136,36 +136,41 @@ UNDEFINED_ROWS = "sample_undefined"  # extra key of levels_stack(..., count_unde
 
 
 def _levels_chunk(xs: np.ndarray, ys: np.ndarray, method: str, undefined: str,
-                  count_undefined: bool = False) -> dict[str, np.ndarray]:
+                  count_undefined: bool = False, levels=LEVELS) -> dict[str, np.ndarray]:
     xs, ys = _pairwise(xs, ys)
     out = {}
     # sample level: one correlation per row, then the mean over rows
-    r, n = corr_last(xs, ys, method)
-    present = n > 0
-    if count_undefined:  # rows with a pair but no defined correlation
-        out[UNDEFINED_ROWS] = (present & np.isnan(r)).sum(axis=-1).astype(float)
-    if undefined == "zero":
-        r = np.where(present & np.isnan(r), 0.0, r)
-    use = present & ~np.isnan(r)
-    k = use.sum(axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out["sample"] = np.where(k > 0, np.where(use, r, 0.0).sum(axis=-1) / np.maximum(k, 1), np.nan)
+    if "sample" in levels or count_undefined:
+        r, n = corr_last(xs, ys, method)
+        present = n > 0
+        if count_undefined:  # rows with a pair but no defined correlation
+            out[UNDEFINED_ROWS] = (present & np.isnan(r)).sum(axis=-1).astype(float)
+        if undefined == "zero":
+            r = np.where(present & np.isnan(r), 0.0, r)
+        use = present & ~np.isnan(r)
+        k = use.sum(axis=-1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out["sample"] = np.where(k > 0, np.where(use, r, 0.0).sum(axis=-1) / np.maximum(k, 1), np.nan)
     # system level: column means over the valid cells, then one correlation
-    valid = ~np.isnan(xs)
-    cnt = valid.sum(axis=-2)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mx = np.where(cnt > 0, np.where(valid, xs, 0.0).sum(axis=-2) / cnt, np.nan)
-        my = np.where(cnt > 0, np.where(valid, ys, 0.0).sum(axis=-2) / cnt, np.nan)
-    out["system"] = corr_last(tie_safe(mx), tie_safe(my), method)[0]
+    if "system" in levels:
+        valid = ~np.isnan(xs)
+        cnt = valid.sum(axis=-2)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mx = np.where(cnt > 0, np.where(valid, xs, 0.0).sum(axis=-2) / cnt, np.nan)
+            my = np.where(cnt > 0, np.where(valid, ys, 0.0).sum(axis=-2) / cnt, np.nan)
+        out["system"] = corr_last(tie_safe(mx), tie_safe(my), method)[0]
     # dataset level: every cell
-    shape = xs.shape[:-2] + (xs.shape[-2] * xs.shape[-1],)
-    out["dataset"] = corr_last(xs.reshape(shape), ys.reshape(shape), method)[0]
+    if "dataset" in levels:
+        shape = xs.shape[:-2] + (xs.shape[-2] * xs.shape[-1],)
+        out["dataset"] = corr_last(xs.reshape(shape), ys.reshape(shape), method)[0]
     return out
 
 
 def levels_stack(xs: np.ndarray, ys: np.ndarray, method: str = "spearman",
-                 undefined: str = "zero", count_undefined: bool = False) -> dict[str, np.ndarray]:
-    """Sample, system and dataset level for every matrix of a ``B x D x S`` stack.
+                 undefined: str = "zero", count_undefined: bool = False,
+                 levels: tuple[str, ...] = LEVELS) -> dict[str, np.ndarray]:
+    """Sample, system and dataset level (or those of ``levels`` only) for every matrix of a
+    ``B x D x S`` stack.
 
     ``xs`` and ``ys`` hold the metric and the human scores (NaN where missing).
     A 2-d input is one matrix and gives arrays of shape ``()``. With
@@ -178,8 +183,9 @@ def levels_stack(xs: np.ndarray, ys: np.ndarray, method: str = "spearman",
     if xs.shape != ys.shape or xs.ndim not in (2, 3):
         raise ValueError(f"expected two equal D x S or B x D x S arrays, got {xs.shape} and {ys.shape}")
     if xs.ndim == 2:
-        return {k: v[0] for k, v in levels_stack(xs[None], ys[None], method, undefined, count_undefined).items()}
+        return {k: v[0] for k, v in levels_stack(xs[None], ys[None], method, undefined, count_undefined,
+                                                 levels).items()}
     step = max(1, _CHUNK_CELLS // max(1, xs.shape[1] * xs.shape[2]))
-    parts = [_levels_chunk(xs[i:i + step], ys[i:i + step], method, undefined, count_undefined)
+    parts = [_levels_chunk(xs[i:i + step], ys[i:i + step], method, undefined, count_undefined, levels)
              for i in range(0, xs.shape[0], step)]
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}

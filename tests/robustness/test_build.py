@@ -55,7 +55,8 @@ def test_design_tables_read_only_each_templates_documents():
     summary, prompts = family_tables(frame, {"j": tables}, fam, SpreadSettings(resamples=10))
     s = summary.set_index(["dimension", "level"])
     assert s.loc[("coherence", "sample"), "requests_ratio"] == 2.0
-    assert np.isfinite(s.loc[("coherence", "sample"), "q10"]) and np.isnan(s.loc[("coherence", "system"), "q10"])
+    assert all(np.isfinite(s.loc[("coherence", lv), "q10"]) for lv in ("sample", "system", "dataset"))
+    assert np.isnan(s.loc[("coherence", "system"), "q10_low"])  # the design gives no interval
     assert set(prompts["n_documents"]) == {6}
     assert (prompts["valid_rate"] == 1.0).all()  # unasked documents are not invalid replies
 
