@@ -13,11 +13,11 @@ import pandas as pd
 
 from sumjudge.datasets import DatasetSpec
 from sumjudge.evidence.columns import Column, columns_of
-from sumjudge.evidence.inputs import ScoreInput
+from sumjudge.evidence.inputs import LabelInput, ScoreInput
 from sumjudge.stats.accuracy import correctness, score_ties
 from sumjudge.stats.bias import words
 from sumjudge.stats.completion import worst_answers
-from sumjudge.stats.loo import majority, votes_from_counts
+from sumjudge.stats.loo import votes_from_counts
 from sumjudge.stats.matrix import corr_last, levels_stack
 from sumjudge.stats.repeats import aggregate_samples
 from sumjudge.evidence.labels import decisions
@@ -388,18 +388,12 @@ def simulated_panel(item: Item, inp, slots: np.ndarray, rng, labels: str = "ever
     lab, judge = model.panel(slots, ~np.isnan(inp.annotators[:, cols]), rng)
     panel = np.full(inp.annotators.shape, np.nan)
     panel[:, cols] = lab
-    if isinstance(inp, ScoreInput):
-        cnt = (~np.isnan(panel)).sum(axis=1)
-        ref = np.where(cnt > 0, np.nansum(panel, axis=1) / np.maximum(cnt, 1), np.nan)
+    if isinstance(inp, ScoreInput):  # the reference: the panel's mean, as ScoreInput.of takes it
+        ref = ScoreInput.of(panel, inp.docs, inp.systems, inp.scale).reference
         return replace(inp, reference=ref, annotators=panel), judge
-    ref = majority(panel)
-    if labels == "every":                                     # as LabelInput.of
-        unit, pos = np.nonzero(~np.isnan(panel))
-        gold = panel[unit, pos]
-    else:
-        unit = np.flatnonzero(~np.isnan(ref))
-        gold = ref[unit]
-    return replace(inp, reference=ref, annotators=panel, dec_unit=unit, dec_gold=gold), judge
+    built = LabelInput.of(panel, inp.clusters, decisions=labels)  # the panel's majority and decisions
+    return replace(inp, reference=built.reference, annotators=panel, dec_unit=built.dec_unit,
+                   dec_gold=built.dec_gold), judge
 
 
 def run_exchangeable(pop: Population, ts: TableSettings, board, draw_no: int, seed=0) -> list[dict]:
