@@ -34,12 +34,21 @@ def test_likert_fit_recovers_known_biases_and_noise():
     assert m.typical_noise == pytest.approx(np.sqrt(np.mean(m.noise ** 2)))
 
 
-def test_dawid_skene_recovers_known_confusion_matrices():
-    rng = np.random.default_rng(6)
-    conf = np.array([[[.9, .1], [.2, .8]], [[.7, .3], [.05, .95]], [[.85, .15], [.15, .85]], [[.6, .4], [.4, .6]]])
-    z = (rng.random(4000) < 0.35).astype(int)
-    labels = np.stack([(rng.random(4000) < conf[a, z, 1]).astype(float) for a in range(4)], axis=1)
+CONFUSION = np.array([[[.9, .1], [.2, .8]], [[.7, .3], [.05, .95]], [[.85, .15], [.15, .85]], [[.6, .4], [.4, .6]]])
+
+
+def known_labels(seed: int, n: int) -> np.ndarray:
+    """``n x 4`` binary labels of four annotators with the confusion matrices ``CONFUSION``, a
+    latent class 1 on 35 % of the units, a quarter of the labels missing."""
+    rng = np.random.default_rng(seed)
+    z = (rng.random(n) < 0.35).astype(int)
+    labels = np.stack([(rng.random(n) < CONFUSION[a, z, 1]).astype(float) for a in range(4)], axis=1)
     labels[rng.random(labels.shape) < 0.25] = np.nan
+    return labels
+
+
+def test_dawid_skene_recovers_known_confusion_matrices():
+    conf, labels = CONFUSION, known_labels(6, 4000)
     m = fit_dawid_skene(labels, 2)
     assert m.prior[1] == pytest.approx(0.35, abs=0.03)
     assert np.abs(m.confusion - conf).max() < 0.05
@@ -138,11 +147,7 @@ def test_a_simulated_panel_has_the_fitted_biases_noise_and_missing_labels():
 
 
 def test_a_simulated_label_panel_has_the_fitted_confusion_matrices():
-    rng = np.random.default_rng(13)
-    conf = np.array([[[.9, .1], [.2, .8]], [[.7, .3], [.05, .95]], [[.85, .15], [.15, .85]], [[.6, .4], [.4, .6]]])
-    z = (rng.random(8000) < 0.35).astype(int)
-    labels = np.stack([(rng.random(8000) < conf[a, z, 1]).astype(float) for a in range(4)], axis=1)
-    labels[rng.random(labels.shape) < 0.25] = np.nan
+    conf, labels = CONFUSION, known_labels(13, 8000)
     panel, judge = fit_dawid_skene(labels, 2).panel(np.arange(8000), ~np.isnan(labels), np.random.default_rng(14))
     assert np.array_equal(np.isnan(panel), np.isnan(labels)) and set(np.unique(judge)) == {0.0, 1.0}
     assert np.abs(fit_dawid_skene(panel, 2).confusion - conf).max() < 0.06
