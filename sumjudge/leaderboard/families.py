@@ -33,6 +33,7 @@ from ..errors import UserError
 from ..evidence.runs import load_judge_run
 from ..io import parse_judge_path
 from ..robustness.families import Family, template_tables, to_scale
+from ..stats.correlation import LEVELS
 from .evidence import DatasetEvidence, RowRun
 
 ROW_QUANTILES = (("median prompt", 0.5), ("10th percentile prompt", 0.1))   # (label, q), in the page's order
@@ -152,7 +153,7 @@ def family_rows(ev: DatasetEvidence, fam: FamilyInputs, repeats: int | None = No
             picked = {dim: pick(fam.correlations(judge, dim), q) for dim in ev.spec.dimensions}
             fields = {(dim, lv): {"prompt_family": fam.family.name, "prompt_quantile": q, "prompt_template": t,
                                   **fam.spread(judge, dim, lv)}
-                      for dim, t in picked.items() for lv in ("sample", "system", "dataset")}
+                      for dim, t in picked.items() for lv in LEVELS}
             name = row_name(judge, fam.family.name, label)
             by_dim = {dim: runs[t] for dim, t in picked.items()}
             rows[(name, "base")] = RowRun(name, judge, next(iter(by_dim.values())), by_dimension=by_dim,

@@ -26,6 +26,7 @@ import pandas as pd
 
 from ..catalog import LEVELS, TABLES
 from .published import load_published
+from .common import one_cluster
 
 ALPHA = 0.05
 # what a correlation level's groups are (its n_groups; at dataset level: the summaries, n itself)
@@ -133,7 +134,7 @@ def judge_vs_best(tables: list[pd.DataFrame], published: pd.DataFrame | None = N
 
 
 def _one_document(r) -> bool:
-    return "n_clusters" in r and not pd.isna(r["n_clusters"]) and float(r["n_clusters"]) == 1
+    return one_cluster(r) is not None
 
 
 def without_interval(part: pd.DataFrame) -> list[bool]:
