@@ -141,6 +141,15 @@ def factor_fit(scores, human, max_iter: int = 500, tol: float = 1e-7) -> FactorF
     return FactorFit(alpha, gamma, beta, sigma2, mean, var, it)
 
 
+def _known(fit: FactorFit, modelled: np.ndarray, asked: np.ndarray, human: np.ndarray) -> FactorFit:
+    """``fit``'s parameters of the modelled prompts, ``z``'s posterior given their scored replies."""
+    a, g, b, v = fit.alpha[modelled], fit.gamma[modelled], fit.beta[modelled], fit.sigma2[modelled]
+    y, h = asked[modelled], np.asarray(human, float)
+    obs = ~np.isnan(y) & ~np.isnan(h)[None]
+    mean, var = _posterior(np.where(obs, y, 0.0), np.where(np.isnan(h), 0.0, h), obs, a, g, b, v)
+    return FactorFit(a, g, b, v, mean, var, 0)
+
+
 def _grid_step(seen: np.ndarray) -> float:
     """The step of the grid a prompt's scores lie on (1 for a 1-5 Likert scale, 0.25 for means
     of four replies): the smallest gap between its distinct values, when every gap is a whole
@@ -166,13 +175,16 @@ class Completed:
 
 
 def complete_grids(scores, human, mask, settings: SpreadSettings | None = None,
-                   draws: int = IMPUTATIONS) -> list[Completed]:
+                   draws: int = IMPUTATIONS, known: FactorFit | None = None) -> list[Completed]:
     """Per prompt, its grid completed by the model (module docstring), seeded by
     ``settings.seed``: unscored cells simulated (``z`` drawn once per copy from its posterior
     and shared by every prompt, as the full grid's prompts share the summary; fresh noise;
     put back on the prompt's grid; invalid at its observed rate), scored cells observed. A
     prompt with fewer than ``MIN_VALID`` valid scored replies, or a single value in all of
-    them (a parse collapse, a constant answer), is not modelled: it keeps its own documents."""
+    them (a parse collapse, a constant answer), is not modelled: it keeps its own documents.
+    ``known``: the model's parameters (every prompt's) taken as known instead of fitted,
+    ``z``'s posterior still from the scored replies (the design benchmark's floor on a
+    judge's full grid)."""
     s = settings or SpreadSettings()
     scores, human, mask = np.asarray(scores, float), np.asarray(human, float), np.asarray(mask, bool)
     asked = np.where(mask[:, :, None], scores, np.nan)
@@ -182,7 +194,7 @@ def complete_grids(scores, human, mask, settings: SpreadSettings | None = None,
            for p in range(len(mask))]
     if not modelled.any() or mask[modelled].all():
         return own
-    fit = factor_fit(asked[modelled], human)
+    fit = factor_fit(asked[modelled], human) if known is None else _known(known, modelled, asked, human)
     rng = np.random.default_rng(s.seed)
     z = fit.z_mean + np.sqrt(fit.z_var) * rng.standard_normal((draws, *human.shape))
     counted = ~np.isnan(human)
@@ -261,11 +273,18 @@ def level_estimates(scores, human, mask, scale, settings: SpreadSettings | None 
     s = settings or SpreadSettings()
     scores, human, mask = np.asarray(scores, float), np.asarray(human, float), np.asarray(mask, bool)
     completed = complete_grids(scores, human, mask, s, draws)
+    return completed_levels(completed, scores, human, mask, scale, s), completed
+
+
+def completed_levels(completed: list[Completed], scores, human, mask, scale, s: SpreadSettings) -> dict[str, np.ndarray]:
+    """Each prompt's correlation at every level read off completed grids, however they were
+    completed (:func:`level_estimates`; the design benchmark's oracle completes them with the
+    stand-in's true model)."""
     out = {"sample": _mean(_cells(completed, scores, human, mask, scale, s), axis=1)}
     per = [grid_levels(c.grid, human[c.docs], scale, s) for c in completed]
     for lv in GRID_LEVELS:
         out[lv] = np.array([_mean(v[lv]) for v in per])
-    return out, completed
+    return out
 
 
 def prompt_estimates(scores, human, mask, scale, settings: SpreadSettings) -> np.ndarray:
@@ -287,6 +306,7 @@ def jackknife_variance(scores, human, mask, scale, settings: SpreadSettings,
     without each; the mean taken out, as a shift shared by every prompt moves no quantile's
     place among the prompts)."""
     n_d = mask.shape[1]
+    groups = min(groups, n_d)  # fewer documents than groups: delete one document at a time
     reps = {lv: [] for lv in LEVELS}
     for g in range(groups):
         keep = np.arange(n_d) % groups != g
@@ -304,6 +324,7 @@ def grid_noise(completed: list[Completed], human, scale, settings: SpreadSetting
     level's correlation of prompt ``p``'s completed grid (no refit: the copy stands for a
     full grid), averaged over the prompts and the copies."""
     draws = min(max(len(c.grid) for c in completed), copies)
+    groups = min(groups, len(human))
     reps = {lv: np.full((groups, len(completed), draws), np.nan) for lv in GRID_LEVELS}
     for g in range(groups):
         for p, c in enumerate(completed):
@@ -323,19 +344,35 @@ def estimate(scores, human, mask, scale: tuple[float, float], settings: SpreadSe
     scores, human, mask = np.asarray(scores, float), np.asarray(human, float), np.asarray(mask, bool)
     est, completed = level_estimates(scores, human, mask, scale, s)
     var = jackknife_variance(scores, human, mask, scale, s)
-    _, _, sigma2 = additive_fit(document_correlations(scores, human, scale, s), mask)
-    kept = {"sample": sigma2 / mask.shape[1], **grid_noise(completed, human, scale, s)}
+    kept = {"sample": _sample_noise(scores, human, mask, scale, s, var["sample"]), **grid_noise(completed, human, scale, s)}
     return [{"level": lv, **_shrunk_quantiles(est[lv], float(_mean(var[lv])) - kept[lv], s),
              "requests_ratio": requests_ratio(mask)} for lv in LEVELS]
 
 
+def _sample_noise(scores, human, mask, scale, s: SpreadSettings, jackknife: np.ndarray) -> float:
+    """``K`` at the sample level: ``sigma^2 / D`` (:func:`additive_fit`); where the scored cells
+    leave it no degrees of freedom (as few scored cells as prompts and documents, e.g. 3
+    documents, each template on one), the jackknife variance itself, so nothing is shrunk."""
+    try:
+        return additive_fit(document_correlations(scores, human, scale, s), mask)[2] / mask.shape[1]
+    except ValueError:
+        return float(_mean(jackknife))
+
+
 def _shrunk_quantiles(est: np.ndarray, excess_noise: float, s: SpreadSettings) -> dict:
-    """Constrained Bayes (Louis 1984): ``r~ = m + lam (r^ - m)``, ``lam^2 = max(0, V - excess) / V``."""
+    """Constrained Bayes (Louis 1984): ``r~ = m + lam (r^ - m)``, ``lam^2 = max(0, V - excess) / V``;
+    an unknown excess (NaN: no jackknife replicate kept every prompt modelled, e.g. 3
+    documents with each template on one) leaves the estimates as they are (``shrink`` NaN)."""
     est = np.asarray(est, float)
     mean, var = float(_mean(est)), float(np.nanvar(est, ddof=1))
-    lam = float(np.sqrt(max(0.0, var - excess_noise) / var)) if var > 0 else 0.0
-    q = family_quantiles(mean + lam * (est - mean), s.quantiles)
-    return {**{f"q{round(k * 100):02d}": float(v) for k, v in zip(s.quantiles, q)}, "shrink": lam}
+    if np.isnan(excess_noise):
+        lam = np.nan
+    else:
+        lam = float(np.sqrt(max(0.0, var - excess_noise) / var)) if var > 0 else 0.0
+    q = family_quantiles(est if np.isnan(lam) else mean + lam * (est - mean), s.quantiles)
+    raw = family_quantiles(est, s.quantiles)
+    return {**{f"q{round(k * 100):02d}": float(v) for k, v in zip(s.quantiles, q)}, "shrink": lam,
+            "unshrunk": {f"q{round(k * 100):02d}": float(v) for k, v in zip(s.quantiles, raw)}}
 
 
 def additive_fit(cells: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:

@@ -1,15 +1,17 @@
 """The subset design and its estimator of a family's quantiles (sumjudge.robustness.design)."""
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
 from support.prompt_grid import grid
 
 from sumjudge.robustness.assignment import per_document_counts
-from sumjudge.robustness.design import (_shrunk_quantiles, additive_fit, assign, document_correlations, estimate,
-                                        expected_correlations, factor_fit, level_estimates, prompt_estimates,
-                                        requests_ratio)
+from sumjudge.robustness.design import (_shrunk_quantiles, additive_fit, assign, complete_grids,
+                                        document_correlations, estimate, expected_correlations, factor_fit,
+                                        jackknife_variance, level_estimates, prompt_estimates, requests_ratio)
 from sumjudge.robustness.spread import SpreadSettings, spread
 from sumjudge.stats.matrix import levels_stack
 
@@ -149,6 +151,7 @@ def test_constrained_bayes_pulls_the_estimates_together_by_hand():
     # V = var([0, 1, 2, 3, 4], ddof 1) = 2.5; excess noise 0.9: lam = sqrt(1.6 / 2.5) = 0.8, so the
     # values become 2 + 0.8 (x - 2) = 0.4, 1.2, 2, 2.8, 3.6; q10 at position 0.4: 0.4 + 0.4 * 0.8 = 0.72
     out = _shrunk_quantiles(np.arange(5.0), 0.9, SpreadSettings())
+    assert out.pop("unshrunk") == pytest.approx({"q10": 0.4, "q50": 2.0, "q90": 3.6})
     assert out == pytest.approx({"q10": 0.72, "q50": 2.0, "q90": 3.28, "shrink": 0.8})
     assert _shrunk_quantiles(np.arange(5.0), 3.0, SpreadSettings())["shrink"] == 0.0  # all noise: the mean
 
@@ -217,3 +220,55 @@ def test_design_with_equal_prompts_is_narrow_at_the_system_and_dataset_levels_to
         assert abs(width["dataset"][0] - width["dataset"][1]) < 0.025
         assert width["system"][0] < width["system"][1] + 0.08
         assert abs(est["dataset"]["q10"] - full["dataset"]["q10"]) < 0.02
+
+
+def test_known_parameters_complete_the_grid_as_the_fit_would_with_the_same_parameters():
+    scores, human, _ = grid(4, 30, 8, [0.3, 0.5, 0.6, 0.8], noise=0.3, seed=4)
+    mask = assign(30, 4, 2, seed=1)
+    s = SpreadSettings(resamples=1)
+    fitted = factor_fit(np.where(mask[:, :, None], scores, np.nan), human)
+    by_fit = complete_grids(scores, human, mask, s, draws=20)
+    by_known = complete_grids(scores, human, mask, s, draws=20, known=fitted)
+    for a, b in zip(by_fit, by_known):
+        np.testing.assert_allclose(a.grid, b.grid, atol=1e-9, equal_nan=True)
+    # other parameters: other simulated cells, the scored ones the same observed replies
+    other = dataclasses.replace(fitted, gamma=fitted.gamma * 0.5)
+    moved = complete_grids(scores, human, mask, s, draws=20, known=other)
+    p = 0
+    np.testing.assert_array_equal(moved[p].grid[:, mask[p]], by_fit[p].grid[:, mask[p]])
+    assert not np.allclose(moved[p].grid[:, ~mask[p]], by_fit[p].grid[:, ~mask[p]])
+
+
+def test_fewer_documents_than_jackknife_groups_delete_one_document_at_a_time():
+    scores, human, _ = grid(3, 6, 8, [0.3, 0.6, 0.8], noise=0.3, seed=2)
+    mask = np.ones((3, 6), bool)
+    mask[0, 5] = mask[1, 4] = mask[2, 3] = False
+    s = SpreadSettings(resamples=1)
+    var = jackknife_variance(scores, human, mask, (1, 5), s)
+    reps = []
+    for d in range(6):  # by hand: the delete-one jackknife of r_p - mean_q r_q
+        keep = np.arange(6) != d
+        est, _ = level_estimates(scores[:, keep], human[keep], mask[:, keep], (1, 5), s)
+        reps.append(est["sample"] - est["sample"].mean())
+    reps = np.array(reps)
+    np.testing.assert_allclose(var["sample"], 5 / 6 * ((reps - reps.mean(axis=0)) ** 2).sum(axis=0))
+
+
+def test_a_design_too_small_to_measure_its_noise_is_not_shrunk():
+    # 3 documents, each of 9 prompts on one (the slice's SummEval units): the residual variance
+    # of the additive fit has no degrees of freedom, and deleting a document leaves prompts with
+    # none, so no noise is known and the estimates stay as they are
+    scores, human, _ = grid(9, 3, 16, np.linspace(0.3, 0.8, 9), noise=0.3, seed=3)
+    mask = assign(3, 9, 3, seed=0)
+    s = SpreadSettings(resamples=1)
+    with pytest.raises(ValueError, match="no degrees of freedom"):
+        additive_fit(document_correlations(scores, human, (1, 5), s), mask)
+    for row in estimate(scores, human, mask, (1, 5), s):
+        assert np.isnan(row["shrink"]) and row["unshrunk"] == {k: row[k] for k in ("q10", "q50", "q90")}
+
+
+def test_unshrunk_quantiles_are_the_estimates_quantiles_before_constrained_bayes():
+    est = np.array([0.1, 0.2, 0.3, 0.5, 0.9])
+    out = _shrunk_quantiles(est, 0.02, SpreadSettings())
+    assert out["unshrunk"] == pytest.approx({"q10": 0.14, "q50": 0.3, "q90": 0.74})
+    assert out["shrink"] < 1 and out["q10"] > out["unshrunk"]["q10"]

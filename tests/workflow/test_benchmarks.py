@@ -25,7 +25,7 @@ SMALLEST = {
                                                      r"\ndataset\s+1\.0\s+0\.0\s+1\.0\s+1\.0"]),
     "judge_throughput.py": (["--skip-embedded", "--requests", "10"], [r"achieved_rpm", r"share_of_limit"]),
     "prompt_family_design.py": (["--draws", "1", "--docs", "24", "--prompts", "6", "--resamples", "10"],
-                                [r"noise 0\.2 sample: 6 prompts x 24 docs x 16 systems, 2 prompts per document: "
+                                [r"noise 0\.2 sample: 6 prompts x 24 docs x 16 systems, 2 prompts per document \(2\.00x\), summary: "
                                  r"\|diff\| of a quantile median [\d.]+", r"requests 2\.00x"]),
     "rouge_bench.py": (["--workers", "1", "--docs", "5"], [r"workers=1:\s+[\d.]+ s wall"]),
     "bootstrap_schemes.py": (["--schemes", "documents", "--docs", "5", "--resamples", "50"], [r"Table 1\s+ROUGE-1 consistency sample", r"documents"]),
