@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from support import alttest_format
+from support import alttest_format, family_results
 from support.harness import REPO
 
 # script -> (arguments for its smallest run, patterns its output must hold)
@@ -27,6 +27,12 @@ SMALLEST = {
     "prompt_family_design.py": (["--draws", "1", "--docs", "24", "--prompts", "6", "--resamples", "10"],
                                 [r"noise 0\.2 sample: 6 prompts x 24 docs x 16 systems, 2 prompts per document \(2\.00x\), summary: "
                                  r"\|diff\| of a quantile median [\d.]+", r"requests 2\.00x"]),
+    "prompt_family_design_judge.py": (["--per-document", "2.5", "--seeds", "1", "--resamples", "10",
+                                       "--dimensions", "fluency"],
+                                      [r"qwen-1\.5b on summeval_likert: 9 templates x 12 documents x 16 summaries",
+                                       r"fluency sample, 2\.5 per document \(2\.50x\): max \|diff\| of an assignment: "
+                                       r"design median [\d.]+, max [\d.]+, within 0\.02 in \d of 1; unshrunk .*; "
+                                       r"known parameters .*; own SD [\d.]+"]),
     "rouge_bench.py": (["--workers", "1", "--docs", "5"], [r"workers=1:\s+[\d.]+ s wall"]),
     "bootstrap_schemes.py": (["--schemes", "documents", "--docs", "5", "--resamples", "50"], [r"Table 1\s+ROUGE-1 consistency sample", r"documents"]),
     "rouge_settings.py": (["--tables", "2"], [r"Table 2 \(newsroom\): \d+/36 within 0.005, max [\d.]+"]),
@@ -80,11 +86,14 @@ def test_benchmark_prints_its_figures(script, mirror, tmp_path):
     args, patterns = SMALLEST[script]
     if script == "alttest_reproduce.py":  # the alt-test repository's shape, with hand-computed numbers
         alttest_format.write(tmp_path / "alttest")
+    if script == "prompt_family_design_judge.py":  # a full grid of the shipped family from the stand-in
+        family_results.write(tmp_path / "results")
     extra = {"alttest_reproduce.py": [str(tmp_path / "alttest")], "bootstrap_schemes.py": ["--cache", str(tmp_path)], "leaderboard_build.py": ["--mirror", str(mirror)],
              "savings_ppi_check.py": ["--mirror", str(mirror)], "embedded_split.py": ["--mirror", str(mirror)], "savings_summeval.py": ["--mirror", str(mirror)],
              "savings_abstain.py": ["--mirror", str(mirror)], "savings_coverage.py": ["--mirror", str(mirror)],
              "leaderboard_slice.py": ["--workdir", str(tmp_path / "run"), "--log", str(tmp_path / "log"),
                                       "--mirror", str(mirror)],
+             "prompt_family_design_judge.py": ["--results", str(tmp_path / "results")],
              "verdict_calibration.py": ["--mirror", str(mirror), "--out", str(tmp_path / "calibration")]}.get(script, [])
     out = subprocess.run([sys.executable, str(REPO / "benchmarks" / script), *args, *extra], capture_output=True,
                          text=True, timeout=1200, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})
