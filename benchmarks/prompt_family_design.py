@@ -127,7 +127,9 @@ def main(argv=None) -> None:
                         print(f"noise {noise} draw {draw} {k:g} per document {m} {lv}: full grid "
                               + " ".join(f"{q} {f[q]:.3f}" for q in KEYS)
                               + f" | {m} " + " ".join(f"{q} {e[q]:.3f}" for q in KEYS)
-                              + f" | max |diff| {worst[c][-1]:.3f} | requests {requests(mask):.2f}x", flush=True)
+                              + f" | max |diff| {worst[c][-1]:.3f}"
+                              + (f" | shrink {e['shrink']:.2f}" if "shrink" in e else "")
+                              + f" | requests {requests(mask):.2f}x", flush=True)
         for k, m, lv in cells:
             c = (k, m, lv)
             print(f"noise {noise} {lv}: {a.prompts} prompts x {a.docs} docs x {a.systems} systems, {k:g} "
