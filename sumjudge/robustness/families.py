@@ -30,7 +30,7 @@ class Family:
     folder: str
     templates: tuple[str, ...]
     scales: dict[str, tuple[float, float]] = field(default_factory=dict)
-    per_document: float | None = 2   # the design's prompts per document (2.5: 2 and 3 alternately); None: the full grid
+    per_document: float | None = 2.5   # the design's prompts per document (2.5: 2 and 3 alternately); None: the full grid
     seed: int = 0
 
     def to_params(self) -> dict[str, Any]:
@@ -88,7 +88,7 @@ def families(judge_cfg: dict[str, Any], workflow_dir: str = ".") -> dict[str, Fa
             raise ValueError(f"judge.prompt_families.{name}.scales names no template of {where}: {', '.join(unknown)}")
         design = cfg.get("design")
         out[name] = Family(name, cfg["dataset"], where, templates, scales,
-                           None if design is None else _whole(float(design.get("prompts_per_document", 2))),
+                           None if design is None else _whole(float(design.get("prompts_per_document", 2.5))),
                            int((design or {}).get("seed", 0)))
     return out
 

@@ -38,9 +38,10 @@ def test_the_plan_prices_the_prompt_family_on_its_documents(workdir):
     plan = make_plan(RunSettings.from_config(config), request(tmp_path))
     fam = plan["families"]
     n_templates = len(list((REPO / "prompts/families/summeval_likert").glob("*.txt")))
-    # 8 documents x 5 systems, 2 templates per document: 80 requests, twice one prompt's 40
-    assert len(fam) == n_templates and fam["requests"].sum() == 80 and fam["ratio"].iloc[0] == 2.0
-    assert fam["documents"].sum() == 16 and (fam["documents"] >= 1).all()
+    # 8 documents x 5 systems, 2.5 templates per document (2, 3, 2, 3, ...): 20 document slots,
+    # 100 requests, 2.5 times one prompt's 40
+    assert len(fam) == n_templates and fam["requests"].sum() == 100 and fam["ratio"].iloc[0] == 2.5
+    assert fam["documents"].sum() == 20 and (fam["documents"] >= 1).all()
     assert (fam["cost_usd_expected"] > 0).all()
 
 
