@@ -10,7 +10,7 @@ import _log
 import pandas as pd
 
 from sumjudge.io import write_text
-from sumjudge.robustness.build import family_tables, markdown, paper_variants, table6_generalised
+from sumjudge.robustness.build import design_warnings, family_tables, markdown, paper_variants, table6_generalised
 from sumjudge.robustness.families import Family
 from sumjudge.robustness.spread import SpreadSettings
 
@@ -38,5 +38,7 @@ summary.to_csv(snakemake.output.summary, index=False)
 prompts.to_csv(snakemake.output.prompts, index=False)
 table.to_csv(snakemake.output.table6, index=False)
 write_text(markdown(table), snakemake.output.table6_md)
+for warning in filter(None, design_warnings(table)):
+    log.warning(warning.replace("**", ""))
 log.info("%s: %d judges x %d templates; requests %.1fx one prompt's", family.name, len(family_judges),
          len(family.templates), family.requests_ratio())

@@ -21,6 +21,11 @@ from .families import Family, to_scale
 from .spread import SpreadSettings, spread
 
 ID = ["judge", "family", "dimension", "level"]
+# Documents a template of a subset design should score at least: the stand-in's templates scored
+# 21 at 2.5x on 100 documents, where a typical quantile came within 0.02 of the full grid's; on
+# the embedded judge's 10 documents (2-3 a template) the quantiles were 0.07-0.14 off
+# (docs/robustness.md, "How many requests 0.02 takes").
+MIN_TEMPLATE_DOCUMENTS = 20
 
 
 def unit_scores(frame: pd.DataFrame, units: pd.Index, dimension: str) -> np.ndarray:
@@ -73,7 +78,8 @@ def _spread(scores, human, mask, scale, settings, family: Family):
     own documents."""
     if mask.all():
         summary, rows = spread(scores, human, scale, settings, list(family.templates))
-        return [{**r, "design": "full grid", "requests_ratio": float(len(scores))} for r in summary], \
+        return [{**r, "design": "full grid", "requests_ratio": float(len(scores)),
+                 "template_documents": int(mask.shape[1])} for r in summary], \
             [{**r, "n_documents": int(mask.shape[1])} for r in rows]
     # unasked documents are no invalid replies: the scored cells only, nothing scored as the leaderboard would
     asked = dataclasses.replace(settings, estimand="valid", resamples=1)
@@ -86,7 +92,8 @@ def _spread(scores, human, mask, scale, settings, family: Family):
         bounds = {k: np.nan for k in r if k.startswith("q") and k.endswith(("_low", "_high"))}
         share = {k: np.nan for k in ("observed", "noise", "prompt", "share")}
         summary.append({**r, **quantiles, **bounds, **share, "valid_rate_min": np.nan,
-                        "design": f"{family.per_document} prompts per document", "requests_ratio": e["requests_ratio"]})
+                        "design": f"{family.per_document} prompts per document", "requests_ratio": e["requests_ratio"],
+                        "template_documents": int(mask.sum(axis=1).min())})
     rows = []
     for p, name in enumerate(family.templates):
         docs = np.flatnonzero(mask[p])
@@ -127,7 +134,8 @@ def table6_generalised(summary: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFra
     wide = wide[[c for c in ["judge", "dimension", "level", *PAPER_VARIANTS] if c in wide.columns]]
     keep = [c for c in ["judge", "family", "dimension", "level", "n_prompts", "q10", "q10_low", "q10_high", "q50",
                         "q50_low", "q50_high", "q90", "q90_low", "q90_high", "share", "valid_rate_min",
-                        "rank_tau_median", "sensitivity", "design", "requests_ratio"] if c in summary.columns]
+                        "rank_tau_median", "sensitivity", "design", "requests_ratio", "template_documents"]
+            if c in summary.columns]
     return summary[keep].merge(wide, on=["judge", "dimension", "level"], how="left")
 
 
@@ -136,6 +144,7 @@ def markdown(table: pd.DataFrame) -> str:
     lines = ["# Table 6 generalised: the paper's prompt variants beside the family's quantiles", "",
              "q10 is the headline: a plausible worst prompt. [low, high]: document-bootstrap interval "
              "(prompts fixed); share: the noise-corrected prompt share of the variance (docs/robustness.md).", ""]
+    lines += design_warnings(table)
     variants = [v for v in PAPER_VARIANTS if v in table.columns]
     head = ["judge", "family", "dimension", "level", *variants, "q10 [low, high]", "median", "q90", "share",
             "min valid rate"]
@@ -146,6 +155,23 @@ def markdown(table: pd.DataFrame) -> str:
                  _f(r["share"]), _f(r["valid_rate_min"])]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def design_warnings(table: pd.DataFrame) -> list[str]:
+    """One line per family whose subset design gives a template fewer than
+    ``MIN_TEMPLATE_DOCUMENTS`` documents (its quantiles are then far from the full grid's)."""
+    if "template_documents" not in table.columns:
+        return []
+    design = table[table["design"] != "full grid"]
+    out = []
+    for family, rows in design.groupby("family", sort=True):
+        fewest = int(rows["template_documents"].min())
+        if fewest < MIN_TEMPLATE_DOCUMENTS:
+            out += [f"**{family}: its subset design gives a template {fewest} document(s), fewer than "
+                    f"{MIN_TEMPLATE_DOCUMENTS}**: its quantiles can be far from the full grid's (0.07-0.14 on "
+                    "10 documents with the embedded judge; docs/robustness.md, \"How many requests 0.02 "
+                    "takes\"). Score every template on every document (`design: null`) or more documents.", ""]
+    return out
 
 
 def _f(x) -> str:

@@ -7,7 +7,7 @@ import pytest
 
 from support.prompt_grid import grid
 
-from sumjudge.robustness.build import family_tables, markdown, paper_variants, table6_generalised
+from sumjudge.robustness.build import design_warnings, family_tables, markdown, paper_variants, table6_generalised
 from sumjudge.robustness.families import Family, families, to_scale
 from sumjudge.robustness.spread import SpreadSettings, spread
 
@@ -59,6 +59,7 @@ def test_design_tables_read_only_each_templates_documents():
     assert np.isnan(s.loc[("coherence", "system"), "q10_low"])  # the design gives no interval
     assert set(prompts["n_documents"]) == {6}
     assert (prompts["valid_rate"] == 1.0).all()  # unasked documents are not invalid replies
+    assert set(summary["template_documents"]) == {6}  # each template's 6 of the 18 documents
 
 
 def test_table6_generalised_puts_the_paper_variants_beside_the_quantiles():
@@ -76,6 +77,16 @@ def test_table6_generalised_puts_the_paper_variants_beside_the_quantiles():
     assert row["base"] == pytest.approx(stats.spearmanr(scores[2][ok], human[ok]).statistic)
     page = markdown(table)
     assert page.count("\n| j | f |") == 12 and "plausible worst prompt" in page
+    assert set(table["template_documents"]) == {10} and "subset design" not in page  # the full grid: no warning
+
+
+def test_the_page_warns_when_the_design_gives_a_template_few_documents():
+    rows = pd.DataFrame({"judge": "j", "family": ["thin", "thin", "wide", "full"], "dimension": "relevance",
+                         "level": "sample", "design": ["2.5 prompts per document"] * 3 + ["full grid"],
+                         "template_documents": [3, 4, 25, 5]})
+    warnings = design_warnings(rows)
+    assert len(warnings) == 2 and warnings[0].startswith("**thin: its subset design gives a template 3 document(s), "
+                                                         "fewer than 20**") and "design: null" in warnings[0]
 
 
 def test_families_read_the_config_and_the_folder(tmp_path):
