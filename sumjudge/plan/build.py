@@ -31,7 +31,7 @@ from ..settings import RunSettings
 from ..evidence.errors import TablesInputError
 from ..evidence.runs import load_judge_run
 from ..robustness.cost import family_cost
-from ..robustness.families import families
+from ..robustness.families import families, thin_design_note
 from .labels import PAPER_LABEL_USD, labels_needed, savings_pilot, table_pilot
 from .power import separate
 from .tokens import counter
@@ -209,10 +209,13 @@ def _family_rows(df: pd.DataFrame, family, spec: JudgeSettings, cache_dir: str) 
     """A family's cost per template, or one row saying why its design cannot be laid on these
     documents (a slice with fewer documents than the design needs)."""
     try:
-        return family_cost(df, family, spec, cache_dir)
+        rows = family_cost(df, family, spec, cache_dir)
     except ValueError as err:
         return pd.DataFrame([{"family": family.name, "template": "(not priced)", "ratio": float("nan"),
                               "cost_usd_expected": float("nan"), "note": str(err)}])
+    if family.per_document is not None:  # a design thin on documents: said before any request
+        rows["note"] = thin_design_note(int(rows["documents"].min()))
+    return rows
 
 
 def make_plan(run: RunSettings, request: PlanRequest) -> dict[str, pd.DataFrame]:

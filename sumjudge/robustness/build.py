@@ -17,15 +17,10 @@ from .. import datasets as _ds
 from ..stats.matrix import likert_matrix
 from ..stats.repeats import aggregate_samples
 from .design import estimate
-from .families import Family, to_scale
+from .families import Family, thin_design_note, to_scale
 from .spread import SpreadSettings, spread
 
 ID = ["judge", "family", "dimension", "level"]
-# Documents a template of a subset design should score at least: the stand-in's templates scored
-# 21 at 2.5x on 100 documents, where a typical quantile came within 0.02 of the full grid's; on
-# the embedded judge's 10 documents (2-3 a template) the quantiles were 0.07-0.14 off
-# (docs/robustness.md, "How many requests 0.02 takes").
-MIN_TEMPLATE_DOCUMENTS = 20
 
 
 def unit_scores(frame: pd.DataFrame, units: pd.Index, dimension: str) -> np.ndarray:
@@ -159,18 +154,15 @@ def markdown(table: pd.DataFrame) -> str:
 
 def design_warnings(table: pd.DataFrame) -> list[str]:
     """One line per family whose subset design gives a template fewer than
-    ``MIN_TEMPLATE_DOCUMENTS`` documents (its quantiles are then far from the full grid's)."""
+    ``families.MIN_TEMPLATE_DOCUMENTS`` documents (its quantiles are then far from the full grid's)."""
     if "template_documents" not in table.columns:
         return []
     design = table[table["design"] != "full grid"]
     out = []
     for family, rows in design.groupby("family", sort=True):
-        fewest = int(rows["template_documents"].min())
-        if fewest < MIN_TEMPLATE_DOCUMENTS:
-            out += [f"**{family}: its subset design gives a template {fewest} document(s), fewer than "
-                    f"{MIN_TEMPLATE_DOCUMENTS}**: its quantiles can be far from the full grid's (0.07-0.14 on "
-                    "10 documents with the embedded judge; docs/robustness.md, \"How many requests 0.02 "
-                    "takes\"). Score every template on every document (`design: null`) or more documents.", ""]
+        note = thin_design_note(int(rows["template_documents"].min()))
+        if note:
+            out += [f"**{family}**: {note}.", ""]
     return out
 
 

@@ -42,6 +42,8 @@ def test_the_plan_prices_the_prompt_family_on_its_documents(workdir):
     # 100 requests, 2.5 times one prompt's 40
     assert len(fam) == n_templates and fam["requests"].sum() == 100 and fam["ratio"].iloc[0] == 2.5
     assert fam["documents"].sum() == 20 and (fam["documents"] >= 1).all()
+    # 2-3 documents a template: the plan says so before any request
+    assert fam["note"].str.startswith("its subset design gives a template 2 document(s), fewer than 20").all()
     assert (fam["cost_usd_expected"] > 0).all()
 
 

@@ -85,8 +85,8 @@ def test_the_page_warns_when_the_design_gives_a_template_few_documents():
                          "level": "sample", "design": ["2.5 prompts per document"] * 3 + ["full grid"],
                          "template_documents": [3, 4, 25, 5]})
     warnings = design_warnings(rows)
-    assert len(warnings) == 2 and warnings[0].startswith("**thin: its subset design gives a template 3 document(s), "
-                                                         "fewer than 20**") and "design: null" in warnings[0]
+    assert len(warnings) == 2 and warnings[0].startswith("**thin**: its subset design gives a template 3 document(s), "
+                                                         "fewer than 20") and "design: null" in warnings[0]
 
 
 def test_families_read_the_config_and_the_folder(tmp_path):
