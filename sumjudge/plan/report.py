@@ -54,11 +54,13 @@ def render(plan: dict[str, pd.DataFrame], request: PlanRequest, model: str) -> s
         fam = plan["families"]
         ratios = ", ".join(f"{f} {r:.2f}x" if not pd.isna(r) else f"{f} not priced"
                            for f, r in fam.groupby("family", sort=False)["ratio"].first().items())
+        notes = fam.get("note", pd.Series(dtype=object)).fillna("").astype(str)
+        said = [f"{f}: {n}." for f, n in dict.fromkeys(zip(fam["family"], notes)) if n]  # each once
         parts += ["", "Prompt families (docs/robustness.md), each template on its documents:",
                   _table(fam, ["family", "template", "documents", "requests", "to_send", "input_tokens",
-                               "output_tokens_expected", "cost_usd_expected", "assumes", "note"]),
+                               "output_tokens_expected", "cost_usd_expected", "assumes"]),
                   f"Requests over one prompt's on every unit: {ratios}; "
-                  f"{usd(fam['cost_usd_expected'].sum(min_count=1))} for the requests not cached."]
+                  f"{usd(fam['cost_usd_expected'].sum(min_count=1))} for the requests not cached.", *said]
     if "power" in plan:
         parts += ["", f"Documents to separate {request.judge} from {request.compare} at {request.power:.0%} power "
                       f"(two-sided, alpha {1 - request.confidence:.2f}):",

@@ -16,6 +16,9 @@ def test_the_command_prints_the_plan_and_refuses_clearly(workdir, capsys, monkey
     assert main(["plan", "--judge", "priced", "--datasets", "summeval", "--variants", "base"]) == 0
     text = capsys.readouterr().out
     assert "no request is sent" in text and "Prompts and tokens (estimated" in text and "Batch API $" in text
+    # the shipped family's design on this 8-document slice gives a template 2-3 documents: said once, below
+    # its table, before any request (docs/robustness.md)
+    assert text.count("summeval_likert: its subset design gives a template 2 document(s), fewer than 20") == 1
     assert main(["plan", "--judge", "priced", "--datasets", "summeval", "--variants", "base", "--json"]) == 0
     plan = json.loads(capsys.readouterr().out)
     # config.yaml's prompt family of SummEval is priced too (docs/robustness.md)
