@@ -42,7 +42,7 @@ sys.path[:0] = [str(REPO), str(REPO / "tests")]
 from support.prompt_grid import stand_in
 
 from sumjudge.robustness.design import (Completed, assign, complete_grids, completed_levels, estimate,
-                                        estimate_additive, factor_fit)
+                                        estimate_additive, factor_fit, requests_ratio)
 from sumjudge.robustness.spread import SpreadSettings, family_quantiles, spread
 from sumjudge.stats.matrix import LEVELS
 
@@ -58,8 +58,7 @@ def oracle(truth, mask, s: SpreadSettings, draws: int = 100) -> dict[str, dict]:
         grid_p = np.repeat(truth.scores[p][None], draws, axis=0)
         grid_p[:, ~scored] = truth.fresh(p, np.flatnonzero(~scored), rng, draws)
         completed.append(Completed(grid_p, np.arange(mask.shape[1]), ~scored))
-    est = completed_levels(completed, truth.scores, truth.human, mask, (1, 5), s)
-    return {lv: dict(zip(KEYS, family_quantiles(v, s.quantiles))) for lv, v in est.items()}
+    return quantiles(completed_levels(completed, truth.scores, truth.human, mask, (1, 5), s), s)
 
 
 def known_parameters(scores, human, mask, scale, s: SpreadSettings) -> dict[str, dict]:
@@ -67,8 +66,12 @@ def known_parameters(scores, human, mask, scale, s: SpreadSettings) -> dict[str,
     parameters taken as known, ``z``'s posterior from the design's scored replies only (no
     shrinkage): the design's completion without the error of fitting on a subset."""
     completed = complete_grids(scores, human, mask, s, known=factor_fit(scores, human))
-    est = completed_levels(completed, scores, human, mask, scale, s)
-    return {lv: dict(zip(KEYS, family_quantiles(v, s.quantiles))) for lv, v in est.items()}
+    return quantiles(completed_levels(completed, scores, human, mask, scale, s), s)
+
+
+def quantiles(estimates: dict[str, np.ndarray], s: SpreadSettings) -> dict[str, dict]:
+    """Per level, the family's quantiles of the prompts' estimates, unshrunk."""
+    return {lv: dict(zip(KEYS, family_quantiles(v, s.quantiles))) for lv, v in estimates.items()}
 
 
 def main(argv=None) -> None:
@@ -129,7 +132,7 @@ def main(argv=None) -> None:
                               + f" | {m} " + " ".join(f"{q} {e[q]:.3f}" for q in KEYS)
                               + f" | max |diff| {worst[c][-1]:.3f}"
                               + (f" | shrink {e['shrink']:.2f}" if "shrink" in e else "")
-                              + f" | requests {requests(mask):.2f}x", flush=True)
+                              + f" | requests {requests_ratio(mask):.2f}x", flush=True)
         for k, m, lv in cells:
             c = (k, m, lv)
             print(f"noise {noise} {lv}: {a.prompts} prompts x {a.docs} docs x {a.systems} systems, {k:g} "
@@ -138,10 +141,6 @@ def main(argv=None) -> None:
                   f"{sum(d <= 0.02 for d in worst[c])} of {len(worst[c])} draws; the full grid's own bootstrap SD "
                   f"of a quantile (95 % interval / 3.92) median {np.median(own[lv]):.3f}")
         print(f"noise {noise}: {time.process_time() - start:.1f} s CPU")
-
-
-def requests(mask) -> float:
-    return float(mask.sum() / mask.shape[1])
 
 
 if __name__ == "__main__":

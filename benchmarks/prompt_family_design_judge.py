@@ -43,7 +43,7 @@ from prompt_family_design import known_parameters
 
 from sumjudge import datasets as _ds
 from sumjudge.robustness.build import stack
-from sumjudge.robustness.design import assign, estimate, requests_ratio
+from sumjudge.robustness.design import estimate, requests_ratio
 from sumjudge.robustness.families import families, template_tables
 from sumjudge.robustness.spread import SpreadSettings, spread
 from sumjudge.stats.matrix import LEVELS
@@ -84,9 +84,11 @@ def main(argv=None) -> None:
     a = ap.parse_args(argv)
     fam, spec, table, tables = family_grid(a.results, a.judge, a.family, a.config)
     s = SpreadSettings(resamples=a.resamples)
-    docs = table.groupby(spec.doc_column, sort=True)[spec.article_column].first()
-    key = docs.str.len().to_numpy()  # the pipeline's stratification key
+    docs, _ = fam.assignment(table)
     n_p, n_d = len(fam.templates), len(docs)
+    # each design's assignments, as the pipeline deals them (Family.assignment), the same for every dimension
+    masks = {k: [dataclasses.replace(fam, per_document=k, seed=seed).assignment(table)[1] for seed in range(a.seeds)]
+             for k in a.per_document if n_d * k >= n_p}
     print(f"{a.judge} on {fam.name}: {n_p} templates x {n_d} documents x {len(table) // n_d} summaries "
           f"({n_p * len(table)} replies in the full grid)")
     start = time.process_time()
@@ -98,12 +100,11 @@ def main(argv=None) -> None:
         print(f"{dim}: full grid " + "; ".join(f"{lv} " + " ".join(f"{k} {full[lv][k]:.3f}" for k in KEYS)
                                                + f" (own SD {own[lv]:.3f})" for lv in LEVELS))
         for k in a.per_document:
-            if n_d * k < n_p:
+            if k not in masks:
                 print(f"{dim} {k:g} per document: skipped ({n_d} documents x {k:g} < {n_p} templates)")
                 continue
             worst = {m: {lv: [] for lv in LEVELS} for m in ("design", "unshrunk", "known parameters")}
-            for seed in range(a.seeds):
-                mask = assign(n_d, n_p, k, key=key, seed=seed)
+            for mask in masks[k]:
                 design = {r["level"]: r for r in estimate(scores, human, mask, spec.likert_scale, s)}
                 got = {"design": design, "unshrunk": {lv: r["unshrunk"] for lv, r in design.items()},
                        "known parameters": known_parameters(scores, human, mask, spec.likert_scale, s)}

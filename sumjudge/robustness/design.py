@@ -96,6 +96,14 @@ class FactorFit:
     iterations: int
 
 
+def _observed(scores, human) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(scores with 0 where unobserved, human with 0 where missing, the observed mask: a
+    score and a human score both present), the form :func:`_posterior` and the EM read."""
+    y, h = np.asarray(scores, float), np.asarray(human, float)
+    obs = ~np.isnan(y) & ~np.isnan(h)[None]
+    return np.where(obs, y, 0.0), np.where(np.isnan(h), 0.0, h), obs
+
+
 def _posterior(y, h, obs, alpha, gamma, beta, sigma2):
     resid = np.where(obs, y - alpha[:, None, None] - gamma[:, None, None] * h, 0.0)
     precision = 1 + (obs * (beta ** 2 / sigma2)[:, None, None]).sum(axis=0)
@@ -109,12 +117,10 @@ def factor_fit(scores, human, max_iter: int = 500, tol: float = 1e-7) -> FactorF
     posterior given its scored replies (normal). M-step: per prompt, the least-squares
     ``alpha, gamma, beta`` on ``(1, h, E z)`` with ``E z^2 = mean^2 + var``, and ``sigma2``
     the mean expected squared residual (floored at 1e-9 of the prompt's score variance)."""
-    y, h = np.asarray(scores, float), np.asarray(human, float)
-    obs = ~np.isnan(y) & ~np.isnan(h)[None]
+    y, hh, obs = _observed(scores, human)
     if (obs.sum(axis=(1, 2)) < MIN_VALID).any():
         raise ValueError(f"every prompt needs at least {MIN_VALID} scored replies with a human score to fit the "
                          "design's model")
-    y, hh = np.where(obs, y, 0.0), np.where(np.isnan(h), 0.0, h)
     n_p = len(y)
     floor = 1e-9 * np.array([max(np.var(y[p][obs[p]]), 1e-12) for p in range(n_p)])
     alpha, gamma = np.zeros(n_p), np.zeros(n_p)
@@ -144,9 +150,7 @@ def factor_fit(scores, human, max_iter: int = 500, tol: float = 1e-7) -> FactorF
 def _known(fit: FactorFit, modelled: np.ndarray, asked: np.ndarray, human: np.ndarray) -> FactorFit:
     """``fit``'s parameters of the modelled prompts, ``z``'s posterior given their scored replies."""
     a, g, b, v = fit.alpha[modelled], fit.gamma[modelled], fit.beta[modelled], fit.sigma2[modelled]
-    y, h = asked[modelled], np.asarray(human, float)
-    obs = ~np.isnan(y) & ~np.isnan(h)[None]
-    mean, var = _posterior(np.where(obs, y, 0.0), np.where(np.isnan(h), 0.0, h), obs, a, g, b, v)
+    mean, var = _posterior(*_observed(asked[modelled], human), a, g, b, v)
     return FactorFit(a, g, b, v, mean, var, 0)
 
 

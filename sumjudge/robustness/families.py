@@ -69,15 +69,21 @@ class Family:
         spec = _ds.get(self.dataset)
         return dataclasses.replace(spec, scale=self.scales[template]) if template in self.scales else spec
 
-    def documents(self, table: pd.DataFrame, template: str) -> list:
-        """The documents ``template`` scores: all (full grid), or its share of the design,
-        stratified by the article's length (known before any request)."""
+    def assignment(self, table: pd.DataFrame) -> tuple[pd.Index, np.ndarray]:
+        """(the table's documents, sorted; the ``templates x documents`` mask of which template
+        scores which): every cell (full grid), or the design's, stratified by the article's
+        length (known before any request)."""
         spec = _ds.get(self.dataset)
         docs = table.groupby(spec.doc_column, sort=True)[spec.article_column].first()
         if self.per_document is None:
-            return docs.index.tolist()
-        mask = assign(len(docs), len(self.templates), self.per_document, docs.str.len().to_numpy(), self.seed)
-        return docs.index[mask[self.templates.index(template)]].tolist()
+            return docs.index, np.ones((len(self.templates), len(docs)), dtype=bool)
+        return docs.index, assign(len(docs), len(self.templates), self.per_document, docs.str.len().to_numpy(),
+                                  self.seed)
+
+    def documents(self, table: pd.DataFrame, template: str) -> list:
+        """The documents ``template`` scores (:meth:`assignment`)."""
+        docs, mask = self.assignment(table)
+        return docs[mask[self.templates.index(template)]].tolist()
 
     def requests_ratio(self) -> float:
         """Requests of the family over those of one prompt on every unit."""

@@ -5,35 +5,22 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from support.family_results import human_frame, judge_table
 from support.prompt_grid import grid
 
 from sumjudge.robustness.build import design_warnings, family_tables, markdown, paper_variants, table6_generalised
 from sumjudge.robustness.families import Family, families, to_scale
 from sumjudge.robustness.spread import SpreadSettings, spread
 
-DIMS = ("consistency", "relevance", "fluency", "coherence")
 FAST = SpreadSettings(resamples=30)
-
-
-def _human(human: np.ndarray) -> pd.DataFrame:
-    d, s = np.indices(human.shape)
-    frame = pd.DataFrame({"unit_id": [f"d{a:02d}-s{b:02d}" for a, b in zip(d.ravel(), s.ravel())],
-                          "doc_id": [f"d{a:02d}" for a in d.ravel()], "system": [f"s{b:02d}" for b in s.ravel()],
-                          "article": ["x" * (10 + a) for a in d.ravel()]})
-    return frame.assign(**{dim: human.ravel() for dim in DIMS})
-
-
-def _table(frame: pd.DataFrame, scores: np.ndarray, docs=None) -> pd.DataFrame:
-    t = frame[["unit_id", "doc_id"]].assign(sample=0, status="ok", **{dim: scores.ravel() for dim in DIMS})
-    return t if docs is None else t[t["doc_id"].isin(docs)]
 
 
 def test_full_grid_tables_equal_the_spread_of_the_same_scores_and_map_a_ten_point_template_back():
     scores, human, _ = grid(n_prompts=4, n_docs=12, weights=[0.2, 0.4, 0.6, 0.8], seed=5)
-    frame = _human(human)
+    frame = human_frame(human)
     names = ("a", "b", "c", "ten")
-    tables = {n: _table(frame, scores[i]) for i, n in enumerate(names[:3])}
-    tables["ten"] = _table(frame, 1 + (scores[3] - 1) * 9 / 4)  # the same answers asked on 1-10
+    tables = {n: judge_table(frame, scores[i]) for i, n in enumerate(names[:3])}
+    tables["ten"] = judge_table(frame, 1 + (scores[3] - 1) * 9 / 4)  # the same answers asked on 1-10
     fam = Family("f", "summeval", "", names, {"ten": (1, 10)}, per_document=None)
     summary, prompts = family_tables(frame, {"j": tables}, fam, FAST)
     assert len(summary) == 4 * 3 and len(prompts) == 4 * 4 * 3
@@ -48,9 +35,9 @@ def test_full_grid_tables_equal_the_spread_of_the_same_scores_and_map_a_ten_poin
 @pytest.mark.slow  # the design estimator on every dimension: about 15 s on a quiet machine, 2 min under load
 def test_design_tables_read_only_each_templates_documents():
     scores, human, _ = grid(n_prompts=6, n_docs=18, weights=np.linspace(0.2, 0.8, 6), seed=6)
-    frame = _human(human)
+    frame = human_frame(human)
     fam = Family("f", "summeval", "", tuple("abcdef"), per_document=2)
-    tables = {t: _table(frame, scores[i], fam.documents(frame, t)) for i, t in enumerate(fam.templates)}
+    tables = {t: judge_table(frame, scores[i], fam.documents(frame, t)) for i, t in enumerate(fam.templates)}
     assert sum(t["doc_id"].nunique() for t in tables.values()) == 2 * 18
     summary, prompts = family_tables(frame, {"j": tables}, fam, SpreadSettings(resamples=10))
     s = summary.set_index(["dimension", "level"])
@@ -64,10 +51,11 @@ def test_design_tables_read_only_each_templates_documents():
 
 def test_table6_generalised_puts_the_paper_variants_beside_the_quantiles():
     scores, human, _ = grid(n_prompts=5, n_docs=10, seed=7)
-    frame = _human(human)
+    frame = human_frame(human)
     fam = Family("f", "summeval", "", ("a", "b"), per_document=None)
-    summary, _ = family_tables(frame, {"j": {"a": _table(frame, scores[0]), "b": _table(frame, scores[1])}}, fam, FAST)
-    paper = paper_variants(frame, {"j": {v: _table(frame, scores[2 + i]) for i, v in enumerate(("base", "def"))}},
+    tables = {"a": judge_table(frame, scores[0]), "b": judge_table(frame, scores[1])}
+    summary, _ = family_tables(frame, {"j": tables}, fam, FAST)
+    paper = paper_variants(frame, {"j": {v: judge_table(frame, scores[2 + i]) for i, v in enumerate(("base", "def"))}},
                            "summeval", FAST)
     table = table6_generalised(summary, paper)
     assert {"base", "def", "q10", "q10_low", "share"} <= set(table.columns) and len(table) == 12
